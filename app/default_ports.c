@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_eal.h>
+
+#include "default_ports.h"
+
+#define DEFAULT_TAP "vfwd-tap0"
+
+/* A socket file nobody listens on is a leftover of a process that died:
+ * safe to replace. Anything else at that path is not ours to remove. */
+static int
+clear_stale_socket(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	int fd, ret;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode)) {
+		fprintf(stderr, "dpdk-vfwd: error: %s exists and is not a socket; not replacing it\n",
+			path);
+		return -EEXIST;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -errno;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	ret = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	if (ret == 0) {
+		fprintf(stderr, "dpdk-vfwd: error: %s is in use by another process\n", path);
+		return -EADDRINUSE;
+	}
+	return unlink(path) == 0 ? 0 : -errno;
+}
+
+int
+vfwd_default_ports_create(struct vfwd_app *app)
+{
+	char args[PATH_MAX + 64];
+	int ret;
+
+	ret = snprintf(app->vhost_sock, sizeof(app->vhost_sock), "%s/vhost-user0.sock",
+		       rte_eal_get_runtime_dir());
+	if (ret < 0 || (size_t)ret >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		fprintf(stderr, "dpdk-vfwd: error: runtime directory path too long for a socket\n");
+		app->vhost_sock[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	ret = clear_stale_socket(app->vhost_sock);
+	if (ret != 0) {
+		app->vhost_sock[0] = '\0';
+		return ret;
+	}
+	snprintf(args, sizeof(args), "iface=%s,queues=%u,tso=1,client=0", app->vhost_sock,
+		 app->opt.nb_rxq > app->opt.nb_txq ? app->opt.nb_rxq : app->opt.nb_txq);
+	ret = rte_vdev_init("net_vhost0", args);
+	if (ret != 0) {
+		fprintf(stderr, "dpdk-vfwd: error: cannot create net_vhost0 (%s): %s\n", args,
+			strerror(-ret));
+		app->vhost_sock[0] = '\0';
+		return ret;
+	}
+	snprintf(app->tap_name, sizeof(app->tap_name), DEFAULT_TAP);
+	snprintf(args, sizeof(args), "iface=%s", app->tap_name);
+	ret = rte_vdev_init("net_tap0", args);
+	if (ret != 0) {
+		fprintf(stderr, "dpdk-vfwd: error: cannot create net_tap0 (%s): %s "
+				"(is another dpdk-vfwd running?)\n",
+			args, strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+void
+vfwd_default_ports_explain(const struct vfwd_app *app)
+{
+	printf("embedded default: no ports given, created\n"
+	       "  VM side:   vhost-user server socket %s (tso=1)\n"
+	       "  wire side: kernel tap %s\n"
+	       "attach a QEMU guest with:\n"
+	       "  qemu-system-x86_64 ... -object memory-backend-file,id=mem0,size=1G,"
+	       "mem-path=/dev/hugepages,share=on -numa node,memdev=mem0 \\\n"
+	       "    -chardev socket,id=chr0,path=%s -netdev vhost-user,id=net0,chardev=chr0 \\\n"
+	       "    -device virtio-net-pci,netdev=net0\n"
+	       "or a DPDK peer with --vdev net_virtio_user0,path=%s\n",
+	       app->vhost_sock, app->tap_name, app->vhost_sock, app->vhost_sock);
+}
+
+void
+vfwd_default_ports_remove(struct vfwd_app *app)
+{
+	struct stat st;
+
+	if (app->vhost_sock[0] && lstat(app->vhost_sock, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(app->vhost_sock);
+	app->vhost_sock[0] = '\0';
+}

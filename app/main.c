@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * dpdk-vfwd: set up from the command line, launch the workers, report,
+ * shut down cleanly. The main lcore does control and reporting only.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "app.h"
+#include "default_ports.h"
+
+#define NB_RXD 1024
+#define NB_TXD 1024
+#define POOL_CACHE 256
+
+static volatile sig_atomic_t quit_signal;
+
+static void
+on_signal(int sig)
+{
+	quit_signal = sig;
+}
+
+static const char *
+port_name(uint16_t port)
+{
+	static char name[RTE_ETH_NAME_MAX_LEN];
+
+	if (rte_eth_dev_get_name_by_port(port, name) != 0)
+		snprintf(name, sizeof(name), "port%u", port);
+	return name;
+}
+
+/* Split argv at the first "--": EAL's part, then ours (with a program name
+ * in front). Our part is parsed before EAL starts anything. */
+static int
+split_args(int argc, char **argv, int *app_argc, char ***app_argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			argv[i] = argv[0];
+			*app_argc = argc - i;
+			*app_argv = &argv[i];
+			return i;
+		}
+	}
+	*app_argc = 1;
+	*app_argv = argv; /* only argv[0] is looked at */
+	return argc;
+}
+
+/* Pairs from --pair, or the k-th vhost port with the k-th other port. */
+static int
+choose_pairs(struct vfwd_app *app)
+{
+	const struct vfwd_options *o = &app->opt;
+	uint16_t vm[VFWD_MAX_PORTS], wire[VFWD_MAX_PORTS], nb_vm = 0, nb_wire = 0, port;
+
+	if (o->nb_pairs) {
+		for (uint16_t i = 0; i < o->nb_pairs; i++) {
+			const struct vfwd_pair *p = &o->pairs[i];
+
+			if (!rte_eth_dev_is_valid_port(p->vm_port) ||
+			    !rte_eth_dev_is_valid_port(p->wire_port)) {
+				fprintf(stderr, "dpdk-vfwd: error: --pair %u:%u: no such port (%u ports)\n",
+					p->vm_port, p->wire_port, rte_eth_dev_count_avail());
+				return -ENODEV;
+			}
+			if (!vfwd_port_is_vhost(p->vm_port)) {
+				fprintf(stderr,
+					"dpdk-vfwd: error: --pair %u:%u: port %u (%s) is not a vhost port\n",
+					p->vm_port, p->wire_port, p->vm_port, port_name(p->vm_port));
+				return -EINVAL;
+			}
+			if (vfwd_port_is_vhost(p->wire_port)) {
+				fprintf(stderr,
+					"dpdk-vfwd: error: --pair %u:%u: port %u (%s) is a vhost port, "
+					"the wire side must be another driver\n",
+					p->vm_port, p->wire_port, p->wire_port, port_name(p->wire_port));
+				return -EINVAL;
+			}
+			app->pairs[i] = *p;
+		}
+		app->nb_pairs = o->nb_pairs;
+		return 0;
+	}
+
+	RTE_ETH_FOREACH_DEV(port) {
+		if (port >= VFWD_MAX_PORTS) {
+			fprintf(stderr, "dpdk-vfwd: error: port %u: at most %d ports\n", port,
+				VFWD_MAX_PORTS);
+			return -E2BIG;
+		}
+		if (vfwd_port_is_vhost(port))
+			vm[nb_vm++] = port;
+		else
+			wire[nb_wire++] = port;
+	}
+	if (nb_vm == 0 || nb_wire == 0) {
+		fprintf(stderr,
+			"dpdk-vfwd: error: need a vhost port and a wire port, found %u vhost and %u "
+			"other\n",
+			nb_vm, nb_wire);
+		return -ENODEV;
+	}
+	app->nb_pairs = RTE_MIN(RTE_MIN(nb_vm, nb_wire), (uint16_t)VFWD_MAX_PAIRS);
+	for (uint16_t i = 0; i < app->nb_pairs; i++) {
+		app->pairs[i].vm_port = vm[i];
+		app->pairs[i].wire_port = wire[i];
+	}
+	for (uint16_t i = app->nb_pairs; i < nb_vm; i++)
+		printf("note: port %u (%s) has no wire port to pair with: unused\n", vm[i],
+		       port_name(vm[i]));
+	for (uint16_t i = app->nb_pairs; i < nb_wire; i++)
+		printf("note: port %u (%s) has no vhost port to pair with: unused\n", wire[i],
+		       port_name(wire[i]));
+	return 0;
+}
+
+static int
+setup_ports(struct vfwd_app *app)
+{
+	const struct vfwd_port_conf pconf = {
+		.nb_rxq = app->opt.nb_rxq,
+		.nb_txq = app->opt.nb_txq,
+		.nb_rxd = NB_RXD,
+		.nb_txd = NB_TXD,
+	};
+	unsigned int nb_mbufs;
+
+	app->nb_ports = 0;
+	for (uint16_t i = 0; i < app->nb_pairs; i++) {
+		app->ports[app->nb_ports++] = app->pairs[i].vm_port;
+		app->ports[app->nb_ports++] = app->pairs[i].wire_port;
+	}
+
+	nb_mbufs = app->nb_ports * (pconf.nb_rxq * NB_RXD + pconf.nb_txq * NB_TXD) +
+		   rte_lcore_count() * (POOL_CACHE + VFWD_MAX_BURST) + 4096;
+	app->pool = rte_pktmbuf_pool_create("vfwd_pool", nb_mbufs, POOL_CACHE, 0,
+					    RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (app->pool == NULL) {
+		fprintf(stderr, "dpdk-vfwd: error: cannot create a pool of %u mbufs: %s\n", nb_mbufs,
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+
+	for (uint16_t i = 0; i < app->nb_ports; i++) {
+		uint16_t port = app->ports[i];
+		int ret = vfwd_port_setup(port, &pconf, app->pool, &app->port_state[port]);
+
+		if (ret != 0) {
+			fprintf(stderr, "dpdk-vfwd: error: port %u (%s): setup with %u rxq/%u txq "
+					"failed: %s\n",
+				port, port_name(port), pconf.nb_rxq, pconf.nb_txq, strerror(-ret));
+			return ret;
+		}
+		app->port_started[port] = true;
+	}
+	return 0;
+}
+
+static int
+setup_workers(struct vfwd_app *app)
+{
+	struct vfwd_plan *plan;
+	unsigned int lcore;
+	uint16_t w = 0;
+	int ret;
+
+	if (rte_lcore_count() < 2) {
+		fprintf(stderr, "dpdk-vfwd: error: need at least one worker lcore besides the main "
+				"one (e.g. -l 0-1)\n");
+		return -EINVAL;
+	}
+	app->nb_workers = RTE_MIN(rte_lcore_count() - 1, (unsigned int)VFWD_MAX_WORKERS);
+	plan = malloc(sizeof(*plan));
+	if (plan == NULL)
+		return -ENOMEM;
+	ret = vfwd_plan_build(plan, app->pairs, app->nb_pairs, app->opt.nb_rxq, app->nb_workers);
+	if (ret != 0)
+		goto out;
+	/* Workers without a stream are not launched. */
+	app->nb_workers = RTE_MIN(app->nb_workers, plan->nb_streams);
+	app->workers = rte_zmalloc("vfwd_workers", app->nb_workers * sizeof(app->workers[0]),
+				   RTE_CACHE_LINE_SIZE);
+	app->last = calloc(app->nb_workers, sizeof(app->last[0]));
+	if (app->workers == NULL || app->last == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	printf("forwarding %u pair(s) x %u queue(s), burst %u, tx-retry %u:\n", app->nb_pairs,
+	       app->opt.nb_rxq, app->opt.knobs.burst, app->opt.knobs.tx_retry);
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		const struct vfwd_plan_lcore *pl = &plan->worker[w];
+
+		if (w == app->nb_workers) {
+			printf("  lcore %u: idle (more lcores than streams)\n", lcore);
+			continue;
+		}
+		vfwd_worker_init(&app->workers[w], lcore, pl, app->port_state, &app->opt.knobs);
+		for (uint16_t s = 0; s < pl->nb_streams; s++) {
+			const struct vfwd_stream *st = &pl->streams[s];
+			char rx[RTE_ETH_NAME_MAX_LEN];
+
+			snprintf(rx, sizeof(rx), "%s", port_name(st->rx_port));
+			printf("  lcore %u: %s port %u (%s) q%u -> port %u (%s) q%u\n", lcore,
+			       st->dir == VFWD_DIR_VM_TO_WIRE ? "vm->wire" : "wire->vm", st->rx_port,
+			       rx, st->rx_queue, st->tx_port, port_name(st->tx_port), st->tx_queue);
+		}
+		w++;
+	}
+out:
+	free(plan);
+	return ret;
+}
+
+static int
+launch_workers(struct vfwd_app *app)
+{
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		int ret;
+
+		app->workers[w].running = 1;
+		ret = rte_eal_remote_launch(vfwd_worker_main, &app->workers[w],
+					    app->workers[w].lcore_id);
+		if (ret != 0) {
+			app->workers[w].running = 0;
+			fprintf(stderr, "dpdk-vfwd: error: cannot launch lcore %u: %s\n",
+				app->workers[w].lcore_id, strerror(-ret));
+			return ret;
+		}
+	}
+	app->running = true;
+	return 0;
+}
+
+static void
+stop_workers(struct vfwd_app *app)
+{
+	if (!app->running)
+		return;
+	for (uint16_t w = 0; w < app->nb_workers; w++)
+		app->workers[w].running = 0;
+	rte_eal_mp_wait_lcore();
+	app->running = false;
+}
+
+static void
+sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+
+	nanosleep(&ts, NULL); /* a signal cuts it short, which is what we want */
+}
+
+static void
+report_loop(struct vfwd_app *app)
+{
+	uint64_t period = (uint64_t)(app->opt.stats_period_s * app->tsc_hz);
+	uint64_t end = app->opt.duration_s > 0
+			       ? app->start_tsc + (uint64_t)(app->opt.duration_s * app->tsc_hz)
+			       : UINT64_MAX;
+	uint64_t next = period ? app->start_tsc + period : UINT64_MAX;
+
+	while (!quit_signal) {
+		uint64_t now = rte_rdtsc();
+
+		if (now >= end)
+			break;
+		if (now >= next) {
+			vfwd_report(app, false);
+			next += period;
+		}
+		sleep_ms(10);
+	}
+}
+
+static void
+cleanup(struct vfwd_app *app)
+{
+	stop_workers(app);
+	for (uint16_t i = 0; i < app->nb_ports; i++) {
+		uint16_t port = app->ports[i];
+
+		if (app->port_started[port]) {
+			vfwd_port_teardown(port, &app->port_state[port]);
+			app->port_started[port] = false;
+		}
+	}
+	vfwd_default_ports_remove(app);
+	rte_mempool_free(app->pool);
+	rte_free(app->workers);
+	free(app->last);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct vfwd_app app;
+	char err[256];
+	int app_argc, eal_argc, ret;
+	char **app_argv;
+
+	memset(&app, 0, sizeof(app));
+	eal_argc = split_args(argc, argv, &app_argc, &app_argv);
+	if (vfwd_options_parse(app_argc, app_argv, &app.opt, err, sizeof(err)) != 0) {
+		fprintf(stderr, "dpdk-vfwd: error: %s\n", err);
+		return 2;
+	}
+	if (app.opt.help) {
+		fputs(vfwd_usage, stdout);
+		return 0;
+	}
+
+	ret = rte_eal_init(eal_argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "dpdk-vfwd: error: EAL init failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	app.tsc_hz = rte_get_tsc_hz();
+
+	if (rte_eth_dev_count_avail() == 0) {
+		ret = vfwd_default_ports_create(&app);
+		if (ret != 0)
+			goto fail;
+	}
+	ret = choose_pairs(&app);
+	if (ret == 0)
+		ret = setup_ports(&app);
+	if (ret == 0)
+		ret = setup_workers(&app);
+	if (ret != 0)
+		goto fail;
+	if (app.vhost_sock[0])
+		vfwd_default_ports_explain(&app);
+
+	app.pool_in_use_at_start = rte_mempool_in_use_count(app.pool);
+	app.start_tsc = app.last_tsc = rte_rdtsc();
+	ret = launch_workers(&app);
+	if (ret != 0)
+		goto fail;
+	report_loop(&app);
+	stop_workers(&app);
+	if (quit_signal)
+		printf("\nsignal %d received, stopping\n", (int)quit_signal);
+	vfwd_report(&app, true);
+	cleanup(&app);
+	rte_eal_cleanup();
+	return 0;
+
+fail:
+	cleanup(&app);
+	rte_eal_cleanup();
+	return 1;
+}

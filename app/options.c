@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Command line of dpdk-vfwd (the part after "--"). Every bad value is
+ * rejected with a message that names the option, before anything starts.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+const char vfwd_usage[] =
+	"Usage: dpdk-vfwd [EAL options] -- [options]\n"
+	"\n"
+	"Forwards between vhost-user ports (the VM side, net_vhost) and any other\n"
+	"ethdev (the wire side), both directions, on the worker lcores.\n"
+	"With no ports on the EAL command line, creates a vhost-user server socket\n"
+	"and a kernel tap and forwards between them.\n"
+	"\n"
+	"Options:\n"
+	"  --burst N            packets per rx burst and tx batch, 1..512 (default 32)\n"
+	"  --rxq N              rx queues per port, 1..16 (default 1)\n"
+	"  --txq N              tx queues per port, --rxq..16 (default: --rxq)\n"
+	"  --pair VM:WIRE       forward between vhost port VM and port WIRE;\n"
+	"                       repeatable (default: k-th vhost port with k-th other)\n"
+	"  --tx-retry N         extra tx attempts before dropping, 0..10000 (default 8)\n"
+	"  --stats-period S     print stats every S seconds (default: only at exit)\n"
+	"  --stats-format F     text or json (json: one object per line)\n"
+	"  --duration S         stop after S seconds (default: run until SIGINT/SIGTERM)\n"
+	"  -h, --help           this text\n";
+
+enum {
+	OPT_BURST = 256,
+	OPT_RXQ,
+	OPT_TXQ,
+	OPT_PAIR,
+	OPT_TX_RETRY,
+	OPT_STATS_PERIOD,
+	OPT_STATS_FORMAT,
+	OPT_DURATION,
+};
+
+static const struct option long_opts[] = {
+	{"burst", required_argument, NULL, OPT_BURST},
+	{"rxq", required_argument, NULL, OPT_RXQ},
+	{"txq", required_argument, NULL, OPT_TXQ},
+	{"pair", required_argument, NULL, OPT_PAIR},
+	{"tx-retry", required_argument, NULL, OPT_TX_RETRY},
+	{"stats-period", required_argument, NULL, OPT_STATS_PERIOD},
+	{"stats-format", required_argument, NULL, OPT_STATS_FORMAT},
+	{"duration", required_argument, NULL, OPT_DURATION},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A decimal integer in [min, max], nothing else: no sign, no blanks, no
+ * trailing characters, no overflow. */
+static int
+parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Seconds: a positive decimal number up to max (e.g. "2", "0.5"). */
+static int
+parse_seconds(const char *s, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (s == NULL || ((*s < '0' || *s > '9') && *s != '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || *end != '\0' || !isfinite(v) || v <= 0 || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int
+parse_pair(const char *s, struct vfwd_pair *p)
+{
+	char buf[32];
+	char *colon;
+	unsigned long vm, wire;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	colon = strchr(buf, ':');
+	if (colon == NULL)
+		return -EINVAL;
+	*colon = '\0';
+	if (parse_uint(buf, 0, VFWD_MAX_PORTS - 1, &vm) != 0 ||
+	    parse_uint(colon + 1, 0, VFWD_MAX_PORTS - 1, &wire) != 0 || vm == wire)
+		return -EINVAL;
+	p->vm_port = vm;
+	p->wire_port = wire;
+	return 0;
+}
+
+static bool
+port_in_pairs(const struct vfwd_options *o, uint16_t port)
+{
+	for (uint16_t i = 0; i < o->nb_pairs; i++)
+		if (o->pairs[i].vm_port == port || o->pairs[i].wire_port == port)
+			return true;
+	return false;
+}
+
+void
+vfwd_options_defaults(struct vfwd_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->knobs.burst = 32;
+	o->knobs.tx_retry = 8;
+	o->nb_rxq = 1;
+	o->stats_format = VFWD_STATS_TEXT;
+}
+
+int
+vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, size_t errlen)
+{
+	unsigned long v;
+	int opt;
+
+	vfwd_options_defaults(o);
+	optind = 0; /* glibc: full reset, so the parser can run more than once */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_BURST:
+			if (parse_uint(optarg, 1, VFWD_MAX_BURST, &v) != 0)
+				return fail(err, errlen, "--burst '%s': expected 1..%d", optarg,
+					    VFWD_MAX_BURST);
+			o->knobs.burst = v;
+			break;
+		case OPT_RXQ:
+			if (parse_uint(optarg, 1, VFWD_MAX_QUEUES, &v) != 0)
+				return fail(err, errlen, "--rxq '%s': expected 1..%d", optarg,
+					    VFWD_MAX_QUEUES);
+			o->nb_rxq = v;
+			break;
+		case OPT_TXQ:
+			if (parse_uint(optarg, 1, VFWD_MAX_QUEUES, &v) != 0)
+				return fail(err, errlen, "--txq '%s': expected 1..%d", optarg,
+					    VFWD_MAX_QUEUES);
+			o->nb_txq = v;
+			break;
+		case OPT_PAIR: {
+			struct vfwd_pair p;
+
+			if (parse_pair(optarg, &p) != 0)
+				return fail(err, errlen,
+					    "--pair '%s': expected VM_PORT:WIRE_PORT, two different "
+					    "port ids 0..%d",
+					    optarg, VFWD_MAX_PORTS - 1);
+			if (o->nb_pairs == VFWD_MAX_PAIRS)
+				return fail(err, errlen, "--pair '%s': at most %d pairs", optarg,
+					    VFWD_MAX_PAIRS);
+			if (port_in_pairs(o, p.vm_port) || port_in_pairs(o, p.wire_port))
+				return fail(err, errlen,
+					    "--pair '%s': a port can be in one pair only", optarg);
+			o->pairs[o->nb_pairs++] = p;
+			break;
+		}
+		case OPT_TX_RETRY:
+			if (parse_uint(optarg, 0, VFWD_MAX_TX_RETRY, &v) != 0)
+				return fail(err, errlen, "--tx-retry '%s': expected 0..%d", optarg,
+					    VFWD_MAX_TX_RETRY);
+			o->knobs.tx_retry = v;
+			break;
+		case OPT_STATS_PERIOD:
+			if (parse_seconds(optarg, 86400, &o->stats_period_s) != 0)
+				return fail(err, errlen,
+					    "--stats-period '%s': expected seconds > 0 (e.g. 1 or 0.5)",
+					    optarg);
+			break;
+		case OPT_DURATION:
+			if (parse_seconds(optarg, 365 * 86400.0, &o->duration_s) != 0)
+				return fail(err, errlen,
+					    "--duration '%s': expected seconds > 0 (e.g. 10 or 2.5)",
+					    optarg);
+			break;
+		case OPT_STATS_FORMAT:
+			if (strcmp(optarg, "text") == 0)
+				o->stats_format = VFWD_STATS_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				o->stats_format = VFWD_STATS_JSON;
+			else
+				return fail(err, errlen, "--stats-format '%s': expected text or json",
+					    optarg);
+			break;
+		case 'h':
+			o->help = true;
+			break;
+		case ':':
+			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return fail(err, errlen, "unknown option '%s' (see --help)",
+				    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fail(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
+	if (o->nb_txq == 0)
+		o->nb_txq = o->nb_rxq;
+	if (o->nb_txq < o->nb_rxq)
+		return fail(err, errlen,
+			    "--txq %u is less than --rxq %u: each rx queue sends on the peer "
+			    "port's tx queue of the same index",
+			    o->nb_txq, o->nb_rxq);
+	return 0;
+}

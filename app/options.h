@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef VFWD_OPTIONS_H
+#define VFWD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "vfwd.h"
+
+enum vfwd_stats_format { VFWD_STATS_TEXT, VFWD_STATS_JSON };
+
+struct vfwd_options {
+	struct vfwd_knobs knobs;
+	uint16_t nb_rxq, nb_txq;
+	uint16_t nb_pairs; /* 0: pair the k-th vhost port with the k-th other */
+	struct vfwd_pair pairs[VFWD_MAX_PAIRS];
+	double stats_period_s; /* 0: report only at the end */
+	double duration_s;     /* 0: run until a signal */
+	enum vfwd_stats_format stats_format;
+	bool help;
+};
+
+/* Parse the application arguments (those after "--"); argv[0] is the
+ * program name. Pure: no EAL needed. Returns 0 on success (check help),
+ * -EINVAL with a one-line message in err naming the option otherwise. */
+int vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, size_t errlen);
+void vfwd_options_defaults(struct vfwd_options *o);
+extern const char vfwd_usage[];
+
+#endif

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Stats reports: per lcore and totals (like OVS pmd-perf-show and VPP show
+ * runtime), port counters beside them. Text for people, one JSON object per
+ * report for scripts. Rates are over the period since the last report;
+ * counts are since start.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mempool.h>
+
+#include "app.h"
+
+static const char *const dir_name[VFWD_DIR_COUNT] = {"vm->wire", "wire->vm"};
+static const char *const dir_key[VFWD_DIR_COUNT] = {"vm_to_wire", "wire_to_vm"};
+static const char *const drop_key[VFWD_DROP_COUNT] = {"tx_full", "peer_down"};
+
+#define HIST_TOP 3
+
+static double
+per_sec(uint64_t n, double secs)
+{
+	return secs > 0 ? (double)n / secs : 0.0;
+}
+
+static void
+si(char *buf, size_t len, double v)
+{
+	if (v >= 1e9)
+		snprintf(buf, len, "%.2fG", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, len, "%.2fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, len, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+/* "12345 bursts: 97.1% x32, 2.0% x31, 0.9% other" */
+static void
+text_hist(const struct vfwd_dir_stats *d, const struct vfwd_dir_summary *sum)
+{
+	unsigned int sizes[HIST_TOP];
+	uint64_t counts[HIST_TOP], shown = 0;
+	unsigned int n = vfwd_hist_top(d->rx_burst_hist, VFWD_MAX_BURST, HIST_TOP, sizes, counts);
+
+	printf("            %" PRIu64 " bursts:", sum->bursts);
+	for (unsigned int i = 0; i < n; i++) {
+		printf(" %.1f%% x%u%s", 100.0 * counts[i] / sum->bursts, sizes[i],
+		       i + 1 < n ? "," : "");
+		shown += counts[i];
+	}
+	if (shown < sum->bursts)
+		printf(", %.1f%% other", 100.0 * (sum->bursts - shown) / sum->bursts);
+	printf("\n");
+}
+
+static void
+text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
+	   const struct vfwd_lcore_stats *delta, double secs)
+{
+	struct vfwd_summary c, p;
+
+	vfwd_stats_summarize(cum, &c);
+	vfwd_stats_summarize(delta, &p);
+	printf("%-9s busy %5.1f%%  cycles/pkt %7.1f  (period: busy %5.1f%%, cycles/pkt %7.1f)\n",
+	       label, c.busy_pct, c.cycles_per_pkt, p.busy_pct, p.cycles_per_pkt);
+	for (int d = 0; d < VFWD_DIR_COUNT; d++) {
+		const struct vfwd_dir_summary *cd = &c.dir[d], *pd = &p.dir[d];
+		char rx[16], tx[16];
+
+		if (cd->polls == 0)
+			continue;
+		si(rx, sizeof(rx), per_sec(pd->rx_pkts, secs));
+		si(tx, sizeof(tx), per_sec(pd->tx_pkts, secs));
+		printf("  %-8s rx %8" PRIu64 " tx %8" PRIu64 " drop %" PRIu64
+		       " (tx-full %" PRIu64 ", peer-down %" PRIu64 ")  now rx %spps tx %spps\n",
+		       dir_name[d], cd->rx_pkts, cd->tx_pkts, cd->drops_total,
+		       cd->drops[VFWD_DROP_TX_FULL], cd->drops[VFWD_DROP_PEER_DOWN], rx, tx);
+		printf("            polls %" PRIu64 ", empty %.1f%%, avg burst %.1f\n", cd->polls,
+		       cd->polls ? 100.0 * cd->empty_polls / cd->polls : 0.0, cd->avg_burst);
+		if (cd->bursts)
+			text_hist(&cum->dir[d], cd);
+	}
+}
+
+static void
+text_ports(const struct vfwd_app *app)
+{
+	printf("port name                 role       rx-pkts     tx-pkts   rx-missed   rx-errors "
+	       "  tx-errors   rx-nombuf\n");
+	for (uint16_t i = 0; i < app->nb_ports; i++) {
+		uint16_t port = app->ports[i];
+		char name[RTE_ETH_NAME_MAX_LEN] = "?";
+		struct rte_eth_stats s = {0};
+
+		rte_eth_dev_get_name_by_port(port, name);
+		rte_eth_stats_get(port, &s);
+		printf("%4u %-20.20s %-5s %11" PRIu64 " %11" PRIu64 " %11" PRIu64 " %11" PRIu64
+		       " %11" PRIu64 " %11" PRIu64 "\n",
+		       port, name, app->port_state[port].is_vhost ? "vm  " : "wire", s.ipackets,
+		       s.opackets, s.imissed, s.ierrors, s.oerrors, s.rx_nombuf);
+	}
+}
+
+static void
+report_text(struct vfwd_app *app, const struct vfwd_lcore_stats *now, double elapsed, double secs,
+	    bool final)
+{
+	struct vfwd_lcore_stats tot_now = {0}, tot_delta = {0}, delta;
+
+	printf("\n== dpdk-vfwd %s t=%.1fs ==========================================\n",
+	       final ? "final stats" : "stats", elapsed);
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		char label[16];
+
+		vfwd_stats_sub(&delta, &now[w], &app->last[w]);
+		vfwd_stats_add(&tot_now, &now[w]);
+		vfwd_stats_add(&tot_delta, &delta);
+		snprintf(label, sizeof(label), "lcore %u", app->workers[w].lcore_id);
+		text_lcore(label, &now[w], &delta, secs);
+	}
+	if (app->nb_workers > 1)
+		text_lcore("total", &tot_now, &tot_delta, secs);
+	text_ports(app);
+	printf("mempool: %u of %u mbufs in use (%u at start)\n", rte_mempool_in_use_count(app->pool),
+	       app->pool->size, app->pool_in_use_at_start);
+	fflush(stdout);
+}
+
+static void
+json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *delta, double secs)
+{
+	struct vfwd_summary c, p;
+
+	vfwd_stats_summarize(cum, &c);
+	vfwd_stats_summarize(delta, &p);
+	printf("\"busy_tsc\":%" PRIu64 ",\"idle_tsc\":%" PRIu64 ",\"busy_pct\":%.2f,"
+	       "\"cycles_per_pkt\":%.2f,\"period_busy_pct\":%.2f,\"period_cycles_per_pkt\":%.2f,"
+	       "\"rx_pkts\":%" PRIu64 ",\"tx_pkts\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"dirs\":{",
+	       c.busy_tsc, c.idle_tsc, c.busy_pct, c.cycles_per_pkt, p.busy_pct, p.cycles_per_pkt,
+	       c.rx_pkts, c.tx_pkts, c.drops_total);
+	for (int d = 0; d < VFWD_DIR_COUNT; d++) {
+		const struct vfwd_dir_summary *cd = &c.dir[d], *pd = &p.dir[d];
+		const uint64_t *hist = cum->dir[d].rx_burst_hist;
+		bool first = true;
+
+		printf("%s\"%s\":{\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
+		       ",\"tx_pkts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"drops\":%" PRIu64,
+		       d ? "," : "", dir_key[d], cd->rx_pkts, cd->rx_bytes, cd->tx_pkts,
+		       cd->tx_bytes, cd->drops_total);
+		for (int k = 0; k < VFWD_DROP_COUNT; k++)
+			printf(",\"drop_%s\":%" PRIu64, drop_key[k], cd->drops[k]);
+		printf(",\"polls\":%" PRIu64 ",\"empty_polls\":%" PRIu64 ",\"bursts\":%" PRIu64
+		       ",\"avg_burst\":%.2f,\"rx_pps\":%.0f,\"tx_pps\":%.0f,\"rx_burst_hist\":{",
+		       cd->polls, cd->empty_polls, cd->bursts, cd->avg_burst,
+		       per_sec(pd->rx_pkts, secs), per_sec(pd->tx_pkts, secs));
+		for (int n = 1; n <= VFWD_MAX_BURST; n++) {
+			if (hist[n] == 0)
+				continue;
+			printf("%s\"%d\":%" PRIu64, first ? "" : ",", n, hist[n]);
+			first = false;
+		}
+		printf("}}");
+	}
+	printf("}");
+}
+
+static void
+report_json(struct vfwd_app *app, const struct vfwd_lcore_stats *now, double elapsed, double secs,
+	    bool final)
+{
+	struct vfwd_lcore_stats tot_now = {0}, tot_delta = {0}, delta;
+
+	printf("{\"final\":%s,\"t\":%.3f,\"period_s\":%.3f,\"tsc_hz\":%" PRIu64 ",\"lcores\":[",
+	       final ? "true" : "false", elapsed, secs, app->tsc_hz);
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		vfwd_stats_sub(&delta, &now[w], &app->last[w]);
+		vfwd_stats_add(&tot_now, &now[w]);
+		vfwd_stats_add(&tot_delta, &delta);
+		printf("%s{\"lcore\":%u,", w ? "," : "", app->workers[w].lcore_id);
+		json_lcore(&now[w], &delta, secs);
+		printf("}");
+	}
+	printf("],\"total\":{");
+	json_lcore(&tot_now, &tot_delta, secs);
+	printf("},\"ports\":[");
+	for (uint16_t i = 0; i < app->nb_ports; i++) {
+		uint16_t port = app->ports[i];
+		char name[RTE_ETH_NAME_MAX_LEN] = "?";
+		struct rte_eth_stats s = {0};
+
+		rte_eth_dev_get_name_by_port(port, name);
+		rte_eth_stats_get(port, &s);
+		printf("%s{\"port\":%u,\"name\":\"%s\",\"role\":\"%s\",\"link_up\":%u,"
+		       "\"ipackets\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"ibytes\":%" PRIu64
+		       ",\"obytes\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64
+		       ",\"oerrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}",
+		       i ? "," : "", port, name, app->port_state[port].is_vhost ? "vm" : "wire",
+		       app->port_state[port].link_up, s.ipackets, s.opackets, s.ibytes, s.obytes,
+		       s.imissed, s.ierrors, s.oerrors, s.rx_nombuf);
+	}
+	printf("],\"mempool\":{\"size\":%u,\"in_use\":%u,\"in_use_at_start\":%u}}\n",
+	       app->pool->size, rte_mempool_in_use_count(app->pool), app->pool_in_use_at_start);
+	fflush(stdout);
+}
+
+void
+vfwd_report(struct vfwd_app *app, bool final)
+{
+	struct vfwd_lcore_stats now[app->nb_workers ? app->nb_workers : 1];
+	uint64_t tsc = rte_rdtsc();
+	double elapsed = (double)(tsc - app->start_tsc) / app->tsc_hz;
+	double secs = (double)(tsc - app->last_tsc) / app->tsc_hz;
+
+	for (uint16_t w = 0; w < app->nb_workers; w++)
+		memcpy(&now[w], &app->workers[w].stats, sizeof(now[w]));
+
+	if (app->opt.stats_format == VFWD_STATS_JSON)
+		report_json(app, now, elapsed, secs, final);
+	else
+		report_text(app, now, elapsed, secs, final);
+
+	memcpy(app->last, now, app->nb_workers * sizeof(now[0]));
+	app->last_tsc = tsc;
+}

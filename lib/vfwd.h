@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * dpdk-vfwd data plane: forwards bursts between vhost-user ports (the VM
+ * side) and any other ethdev (the wire side), with per-lcore stats.
+ *
+ * Planes: vfwd_plan.c (pure: which lcore polls what), vfwd_ports.c (control:
+ * ports, vhost events), vfwd_worker.c (the fast path), vfwd_stats.c (pure:
+ * totals and rates for whoever prints them). Nothing here prints.
+ */
+#ifndef VFWD_H
+#define VFWD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+
+struct rte_mempool;
+
+#define VFWD_MAX_BURST 512
+#define VFWD_MAX_PORTS 32
+#define VFWD_MAX_PAIRS 16
+#define VFWD_MAX_QUEUES 16
+#define VFWD_MAX_WORKERS 64
+/* Each (pair, queue) gives one stream per direction. */
+#define VFWD_MAX_STREAMS (VFWD_MAX_PAIRS * VFWD_MAX_QUEUES * 2)
+#define VFWD_MAX_TX_RETRY 10000
+
+/* ---------------------------------------------------------------- config */
+
+/* Knobs a running worker picks up between rounds (see vfwd_worker_publish). */
+struct vfwd_knobs {
+	uint16_t burst;    /* packets asked of each rx_burst, 1..VFWD_MAX_BURST */
+	uint16_t tx_retry; /* extra tx_burst calls for what the first left */
+};
+
+struct vfwd_pair {
+	uint16_t vm_port;   /* a net_vhost port */
+	uint16_t wire_port; /* any other ethdev */
+};
+
+enum vfwd_dir {
+	VFWD_DIR_VM_TO_WIRE,
+	VFWD_DIR_WIRE_TO_VM,
+	VFWD_DIR_COUNT
+};
+
+/* ----------------------------------------------------------------- stats */
+
+enum vfwd_drop_cause {
+	VFWD_DROP_TX_FULL,   /* tx ring still full after the retries */
+	VFWD_DROP_PEER_DOWN, /* vhost peer not connected / vring disabled */
+	VFWD_DROP_COUNT
+};
+
+struct vfwd_dir_stats {
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t drops[VFWD_DROP_COUNT];
+	/* rx_burst_hist[n]: polls that returned n packets; [0] = empty polls,
+	 * the sum = polls. */
+	uint64_t rx_burst_hist[VFWD_MAX_BURST + 1];
+};
+
+/* Written only by its worker lcore, read (racily, word by word) by the
+ * control plane: counters only grow, so a reader sees a slightly old value,
+ * never a torn one (aligned 64-bit stores). */
+struct vfwd_lcore_stats {
+	struct vfwd_dir_stats dir[VFWD_DIR_COUNT];
+	uint64_t busy_tsc; /* rounds that moved at least one packet */
+	uint64_t idle_tsc; /* rounds in which every poll came back empty */
+	uint64_t rounds;
+} __rte_cache_aligned;
+
+/* Derived figures, computed by the control plane from the counters. */
+struct vfwd_dir_summary {
+	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;
+	uint64_t drops[VFWD_DROP_COUNT];
+	uint64_t drops_total;
+	uint64_t polls, empty_polls, bursts; /* bursts = non-empty polls */
+	double avg_burst;                    /* rx_pkts / bursts */
+};
+
+struct vfwd_summary {
+	struct vfwd_dir_summary dir[VFWD_DIR_COUNT];
+	uint64_t rx_pkts, tx_pkts, drops_total;
+	uint64_t busy_tsc, idle_tsc;
+	double busy_pct;        /* busy / (busy + idle) */
+	double cycles_per_pkt;  /* busy cycles / packets actually sent on */
+};
+
+void vfwd_stats_add(struct vfwd_lcore_stats *acc, const struct vfwd_lcore_stats *s);
+void vfwd_stats_sub(struct vfwd_lcore_stats *res, const struct vfwd_lcore_stats *a,
+		    const struct vfwd_lcore_stats *b);
+void vfwd_stats_summarize(const struct vfwd_lcore_stats *s, struct vfwd_summary *out);
+/* The k most frequent non-empty burst sizes of h (most frequent first).
+ * Returns how many were found (<= k). */
+unsigned int vfwd_hist_top(const uint64_t *hist, unsigned int max_size, unsigned int k,
+			   unsigned int *sizes, uint64_t *counts);
+
+/* ------------------------------------------------------------------ plan */
+
+struct vfwd_stream {
+	uint16_t rx_port, rx_queue;
+	uint16_t tx_port, tx_queue;
+	uint8_t dir; /* enum vfwd_dir */
+	uint8_t pair;
+};
+
+struct vfwd_plan_lcore {
+	uint16_t nb_streams;
+	struct vfwd_stream streams[VFWD_MAX_STREAMS];
+};
+
+struct vfwd_plan {
+	uint16_t nb_workers;
+	uint16_t nb_streams;
+	struct vfwd_plan_lcore worker[VFWD_MAX_WORKERS];
+};
+
+/* Spread the streams of nb_pairs pairs x nb_rxq queues over nb_workers
+ * workers, round-robin. Stream (pair p, queue q, dir) receives on queue q of
+ * one port and sends on queue q of the other, so every tx queue has exactly
+ * one sender and needs no lock. Returns 0 or -EINVAL. */
+int vfwd_plan_build(struct vfwd_plan *plan, const struct vfwd_pair *pairs, uint16_t nb_pairs,
+		    uint16_t nb_rxq, uint16_t nb_workers);
+
+/* ------------------------------------------------------------ peer state */
+
+/* Whether a tx queue can take packets now. For a vhost port it follows the
+ * guest: written by the vhost event thread (LSC and queue-state callbacks),
+ * read by the worker that sends on the queue. Other ports are always ready. */
+struct vfwd_port_state {
+	volatile uint8_t link_up;
+	volatile uint8_t txq_enabled[VFWD_MAX_QUEUES];
+	bool is_vhost; /* set at init, read-only after */
+} __rte_cache_aligned;
+
+/* ---------------------------------------------------------------- worker */
+
+struct vfwd_worker {
+	/* control: written before launch, read-only while running */
+	unsigned int lcore_id;
+	uint16_t nb_streams;
+	struct vfwd_stream streams[VFWD_MAX_STREAMS];
+	const struct vfwd_port_state *port_state; /* [VFWD_MAX_PORTS] */
+
+	/* handoff, see vfwd_worker_publish(): control writes slots + gen,
+	 * worker writes gen_seen. */
+	struct vfwd_knobs knob_slot[2];
+	uint32_t knob_gen;
+	uint32_t knob_gen_seen;
+	volatile uint8_t running; /* control sets 1 before launch, 0 to stop */
+
+	/* worker: the only writer */
+	struct vfwd_lcore_stats stats;
+} __rte_cache_aligned;
+
+/* Prepare a worker for a plan entry with the given initial knobs. */
+void vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id,
+		      const struct vfwd_plan_lcore *pl, const struct vfwd_port_state *port_state,
+		      const struct vfwd_knobs *knobs);
+/* lcore entry point: arg is a struct vfwd_worker. Returns when running = 0. */
+int vfwd_worker_main(void *arg);
+/* Give a worker new knobs. The worker switches at its next round, between
+ * bursts, seeing either the old set or the new one. If the worker is running
+ * this waits (bounded by timeout_us) until it has taken the set, so that the
+ * slot it reads is never rewritten under it. Returns 0 or -ETIMEDOUT. */
+int vfwd_worker_publish(struct vfwd_worker *w, const struct vfwd_knobs *knobs,
+			unsigned int timeout_us);
+/* One round over all streams: what vfwd_worker_main loops on. Exposed for
+ * tests that drive the data path without launching lcores. Returns packets
+ * received. */
+uint32_t vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs);
+
+/* ----------------------------------------------------------------- ports */
+
+struct vfwd_port_conf {
+	uint16_t nb_rxq, nb_txq;
+	uint16_t nb_rxd, nb_txd;
+};
+
+/* Configure and start one port with the pool, register vhost event
+ * callbacks writing st. Returns 0 or -errno; on error the port is left
+ * stopped. */
+int vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mempool *pool,
+		    struct vfwd_port_state *st);
+/* Stop and close a port set up by vfwd_port_setup (unregisters callbacks). */
+void vfwd_port_teardown(uint16_t port, struct vfwd_port_state *st);
+bool vfwd_port_is_vhost(uint16_t port);
+
+#endif /* VFWD_H */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Which worker polls what. Pure: no EAL, unit-tested on its own.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "vfwd.h"
+
+int
+vfwd_plan_build(struct vfwd_plan *plan, const struct vfwd_pair *pairs, uint16_t nb_pairs,
+		uint16_t nb_rxq, uint16_t nb_workers)
+{
+	unsigned int next = 0;
+
+	if (nb_pairs == 0 || nb_pairs > VFWD_MAX_PAIRS || nb_rxq == 0 ||
+	    nb_rxq > VFWD_MAX_QUEUES || nb_workers == 0 || nb_workers > VFWD_MAX_WORKERS)
+		return -EINVAL;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->nb_workers = nb_workers;
+	/* Queue-major order, so that with as many workers as queues each
+	 * worker serves both directions of its own queue. */
+	for (uint16_t q = 0; q < nb_rxq; q++) {
+		for (uint16_t p = 0; p < nb_pairs; p++) {
+			for (uint8_t dir = 0; dir < VFWD_DIR_COUNT; dir++) {
+				struct vfwd_plan_lcore *pl = &plan->worker[next % nb_workers];
+				struct vfwd_stream *s = &pl->streams[pl->nb_streams++];
+				bool to_wire = dir == VFWD_DIR_VM_TO_WIRE;
+
+				s->rx_port = to_wire ? pairs[p].vm_port : pairs[p].wire_port;
+				s->tx_port = to_wire ? pairs[p].wire_port : pairs[p].vm_port;
+				s->rx_queue = q;
+				s->tx_queue = q;
+				s->dir = dir;
+				s->pair = p;
+				plan->nb_streams++;
+				next++;
+			}
+		}
+	}
+	return 0;
+}

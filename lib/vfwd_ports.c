@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Control plane for ports: configure, start, follow the vhost peer, stop.
+ * Runs on the main lcore, and the event callbacks on the vhost thread.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_eth_vhost.h>
+#include <rte_ethdev.h>
+
+#include "vfwd.h"
+
+bool
+vfwd_port_is_vhost(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+
+	if (rte_eth_dev_info_get(port, &info) != 0 || info.driver_name == NULL)
+		return false;
+	return strcmp(info.driver_name, "net_vhost") == 0;
+}
+
+/* vhost thread: the guest connected or went away. */
+static int
+on_link_change(uint16_t port, enum rte_eth_event_type type __rte_unused, void *arg,
+	       void *ret_param __rte_unused)
+{
+	struct vfwd_port_state *st = arg;
+	struct rte_eth_link link;
+
+	if (rte_eth_link_get_nowait(port, &link) != 0)
+		return 0;
+	if (!link.link_status) {
+		for (unsigned int q = 0; q < VFWD_MAX_QUEUES; q++)
+			st->txq_enabled[q] = 0;
+	}
+	st->link_up = link.link_status;
+	return 0;
+}
+
+/* vhost thread: the guest enabled or disabled vrings. One callback may
+ * stand for several events: drain them all. */
+static int
+on_queue_state(uint16_t port, enum rte_eth_event_type type __rte_unused, void *arg,
+	       void *ret_param __rte_unused)
+{
+	struct vfwd_port_state *st = arg;
+	struct rte_eth_vhost_queue_event ev;
+
+	while (rte_eth_vhost_get_queue_event(port, &ev) == 0) {
+		/* ev.rx is the vring we dequeue from; our tx queues are the
+		 * guest's rx vrings. */
+		if (!ev.rx && ev.queue_id < VFWD_MAX_QUEUES)
+			st->txq_enabled[ev.queue_id] = ev.enable;
+	}
+	return 0;
+}
+
+static void
+unregister_events(uint16_t port, struct vfwd_port_state *st)
+{
+	rte_eth_dev_callback_unregister(port, RTE_ETH_EVENT_INTR_LSC, on_link_change, st);
+	rte_eth_dev_callback_unregister(port, RTE_ETH_EVENT_QUEUE_STATE, on_queue_state, st);
+}
+
+int
+vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mempool *pool,
+		struct vfwd_port_state *st)
+{
+	struct rte_eth_conf dev_conf = {0};
+	struct rte_eth_dev_info info;
+	uint16_t nb_rxd = conf->nb_rxd, nb_txd = conf->nb_txd;
+	int socket, ret;
+
+	if (conf->nb_rxq == 0 || conf->nb_rxq > VFWD_MAX_QUEUES || conf->nb_txq == 0 ||
+	    conf->nb_txq > VFWD_MAX_QUEUES)
+		return -EINVAL;
+	ret = rte_eth_dev_info_get(port, &info);
+	if (ret != 0)
+		return ret;
+	if (conf->nb_rxq > info.max_rx_queues || conf->nb_txq > info.max_tx_queues)
+		return -EINVAL;
+
+	memset(st, 0, sizeof(*st));
+	st->is_vhost = info.driver_name && strcmp(info.driver_name, "net_vhost") == 0;
+
+	if (conf->nb_rxq > 1 && info.flow_type_rss_offloads) {
+		dev_conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		dev_conf.rx_adv_conf.rss_conf.rss_hf =
+			info.flow_type_rss_offloads & (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP |
+						       RTE_ETH_RSS_UDP);
+	}
+	if (*info.dev_flags & RTE_ETH_DEV_INTR_LSC)
+		dev_conf.intr_conf.lsc = 1;
+
+	/* Register before configure: net_vhost opens its socket there and a
+	 * guest may connect at once. */
+	if (st->is_vhost) {
+		ret = rte_eth_dev_callback_register(port, RTE_ETH_EVENT_INTR_LSC, on_link_change,
+						    st);
+		if (ret == 0)
+			ret = rte_eth_dev_callback_register(port, RTE_ETH_EVENT_QUEUE_STATE,
+							    on_queue_state, st);
+		if (ret != 0)
+			goto fail_events;
+	}
+
+	ret = rte_eth_dev_configure(port, conf->nb_rxq, conf->nb_txq, &dev_conf);
+	if (ret != 0)
+		goto fail_events;
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+	if (ret != 0)
+		goto fail_events;
+
+	socket = rte_eth_dev_socket_id(port);
+	if (socket < 0)
+		socket = 0;
+	for (uint16_t q = 0; q < conf->nb_rxq; q++) {
+		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, socket, NULL, pool);
+		if (ret != 0)
+			goto fail_events;
+	}
+	for (uint16_t q = 0; q < conf->nb_txq; q++) {
+		ret = rte_eth_tx_queue_setup(port, q, nb_txd, socket, NULL);
+		if (ret != 0)
+			goto fail_events;
+	}
+	ret = rte_eth_dev_start(port);
+	if (ret != 0)
+		goto fail_events;
+	if (!st->is_vhost) {
+		st->link_up = 1;
+		memset((void *)st->txq_enabled, 1, sizeof(st->txq_enabled));
+	}
+	return 0;
+
+fail_events:
+	if (st->is_vhost)
+		unregister_events(port, st);
+	return ret < 0 ? ret : -EIO;
+}
+
+void
+vfwd_port_teardown(uint16_t port, struct vfwd_port_state *st)
+{
+	rte_eth_dev_stop(port);
+	if (st->is_vhost)
+		unregister_events(port, st);
+	rte_eth_dev_close(port);
+}

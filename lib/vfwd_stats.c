@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Stats arithmetic for the control plane: totals over lcores, deltas
+ * between two snapshots, derived figures. Pure: unit-tested without EAL.
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "vfwd.h"
+
+#define U64_FIELDS(s) (sizeof(s) / sizeof(uint64_t))
+
+/* struct vfwd_lcore_stats is all uint64_t counters (plus alignment
+ * padding, which stays zero), so it is summed as an array. */
+static_assert(sizeof(struct vfwd_lcore_stats) % sizeof(uint64_t) == 0, "u64 only");
+
+void
+vfwd_stats_add(struct vfwd_lcore_stats *acc, const struct vfwd_lcore_stats *s)
+{
+	uint64_t *a = (uint64_t *)acc;
+	const uint64_t *b = (const uint64_t *)s;
+
+	for (size_t i = 0; i < U64_FIELDS(*acc); i++)
+		a[i] += b[i];
+}
+
+void
+vfwd_stats_sub(struct vfwd_lcore_stats *res, const struct vfwd_lcore_stats *x,
+	       const struct vfwd_lcore_stats *y)
+{
+	uint64_t *r = (uint64_t *)res;
+	const uint64_t *a = (const uint64_t *)x;
+	const uint64_t *b = (const uint64_t *)y;
+
+	for (size_t i = 0; i < U64_FIELDS(*res); i++)
+		r[i] = a[i] - b[i];
+}
+
+static double
+ratio(uint64_t num, uint64_t den)
+{
+	return den ? (double)num / (double)den : 0.0;
+}
+
+void
+vfwd_stats_summarize(const struct vfwd_lcore_stats *s, struct vfwd_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int d = 0; d < VFWD_DIR_COUNT; d++) {
+		const struct vfwd_dir_stats *ds = &s->dir[d];
+		struct vfwd_dir_summary *o = &out->dir[d];
+
+		o->rx_pkts = ds->rx_pkts;
+		o->rx_bytes = ds->rx_bytes;
+		o->tx_pkts = ds->tx_pkts;
+		o->tx_bytes = ds->tx_bytes;
+		for (int c = 0; c < VFWD_DROP_COUNT; c++) {
+			o->drops[c] = ds->drops[c];
+			o->drops_total += ds->drops[c];
+		}
+		for (int n = 0; n <= VFWD_MAX_BURST; n++)
+			o->polls += ds->rx_burst_hist[n];
+		o->empty_polls = ds->rx_burst_hist[0];
+		o->bursts = o->polls - o->empty_polls;
+		o->avg_burst = ratio(o->rx_pkts, o->bursts);
+
+		out->rx_pkts += o->rx_pkts;
+		out->tx_pkts += o->tx_pkts;
+		out->drops_total += o->drops_total;
+	}
+	out->busy_tsc = s->busy_tsc;
+	out->idle_tsc = s->idle_tsc;
+	out->busy_pct = 100.0 * ratio(s->busy_tsc, s->busy_tsc + s->idle_tsc);
+	/* Divide by what was sent on, not by what was received: a run that
+	 * drops most of its packets must not look cheap per packet. */
+	out->cycles_per_pkt = ratio(s->busy_tsc, out->tx_pkts);
+}
+
+unsigned int
+vfwd_hist_top(const uint64_t *hist, unsigned int max_size, unsigned int k, unsigned int *sizes,
+	      uint64_t *counts)
+{
+	unsigned int found = 0;
+
+	for (unsigned int n = 1; n <= max_size; n++) {
+		unsigned int pos;
+
+		if (hist[n] == 0)
+			continue;
+		/* insertion into a k-long list sorted by count, descending */
+		for (pos = found; pos > 0 && counts[pos - 1] < hist[n]; pos--) {
+			if (pos < k) {
+				sizes[pos] = sizes[pos - 1];
+				counts[pos] = counts[pos - 1];
+			}
+		}
+		if (pos < k) {
+			sizes[pos] = n;
+			counts[pos] = hist[n];
+			if (found < k)
+				found++;
+		}
+	}
+	return found;
+}
