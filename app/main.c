@@ -332,6 +332,8 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* a vhost-user or memif peer that vanishes must not take us down */
+	signal(SIGPIPE, SIG_IGN);
 	app.tsc_hz = rte_get_tsc_hz();
 
 	if (rte_eth_dev_count_avail() == 0) {

@@ -121,7 +121,8 @@ struct vfwd_plan {
 };
 
 /* Spread the streams of nb_pairs pairs x nb_rxq queues over nb_workers
- * workers, round-robin. Stream (pair p, queue q, dir) receives on queue q of
+ * workers, round-robin: whole queues (both directions) while workers are
+ * no more than queues, single directions beyond that. Stream (pair p, queue q, dir) receives on queue q of
  * one port and sends on queue q of the other, so every tx queue has exactly
  * one sender and needs no lock. Returns 0 or -EINVAL. */
 int vfwd_plan_build(struct vfwd_plan *plan, const struct vfwd_pair *pairs, uint16_t nb_pairs,

@@ -11,7 +11,8 @@ int
 vfwd_plan_build(struct vfwd_plan *plan, const struct vfwd_pair *pairs, uint16_t nb_pairs,
 		uint16_t nb_rxq, uint16_t nb_workers)
 {
-	unsigned int next = 0;
+	unsigned int unit = 0;
+	bool split;
 
 	if (nb_pairs == 0 || nb_pairs > VFWD_MAX_PAIRS || nb_rxq == 0 ||
 	    nb_rxq > VFWD_MAX_QUEUES || nb_workers == 0 || nb_workers > VFWD_MAX_WORKERS)
@@ -19,12 +20,16 @@ vfwd_plan_build(struct vfwd_plan *plan, const struct vfwd_pair *pairs, uint16_t 
 
 	memset(plan, 0, sizeof(*plan));
 	plan->nb_workers = nb_workers;
-	/* Queue-major order, so that with as many workers as queues each
-	 * worker serves both directions of its own queue. */
+	/* A unit is one queue of one pair, both directions. While there are
+	 * no more workers than units, a worker takes whole units (both
+	 * directions of a queue on one lcore, as a NAPI instance would);
+	 * with more workers, the directions are split over them. */
+	split = nb_workers > nb_pairs * nb_rxq;
 	for (uint16_t q = 0; q < nb_rxq; q++) {
 		for (uint16_t p = 0; p < nb_pairs; p++) {
 			for (uint8_t dir = 0; dir < VFWD_DIR_COUNT; dir++) {
-				struct vfwd_plan_lcore *pl = &plan->worker[next % nb_workers];
+				unsigned int idx = split ? 2 * unit + dir : unit;
+				struct vfwd_plan_lcore *pl = &plan->worker[idx % nb_workers];
 				struct vfwd_stream *s = &pl->streams[pl->nb_streams++];
 				bool to_wire = dir == VFWD_DIR_VM_TO_WIRE;
 
@@ -35,8 +40,8 @@ vfwd_plan_build(struct vfwd_plan *plan, const struct vfwd_pair *pairs, uint16_t 
 				s->dir = dir;
 				s->pair = p;
 				plan->nb_streams++;
-				next++;
 			}
+			unit++;
 		}
 	}
 	return 0;

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * vfwd-testpeer: the far ends of a forwarder under test, in one process on
+ * one lcore. Sends sequence-numbered UDP frames on one port and checks what
+ * arrives on another: count, size, every payload byte, duplicates, order.
+ * Prints one JSON object at the end.
+ *
+ *   vfwd-testpeer [EAL] -- [--tx-port P] [--rx-port P] [--count N]
+ *                 [--size BYTES] [--duration S] [--idle-ms MS] [--timeout S]
+ *                 [--linger]
+ *
+ * --count 0 sends until --duration or a signal. The run ends when all was
+ * sent and nothing arrived for --idle-ms, or at --timeout. With --linger
+ * the ports stay open after the report until a signal: the memif PMD of
+ * DPDK 22.11 unmaps its regions on disconnect without waiting for the other
+ * side's data path, so tests stop the forwarder before its memif peer.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#define BURST 32
+#define MAGIC 0x56465744u /* "VFWD" */
+#define HDR_LEN (sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) + \
+		 sizeof(struct rte_udp_hdr))
+#define MIN_SIZE (HDR_LEN + 12)
+#define NO_PORT UINT16_MAX
+
+struct peer {
+	uint16_t tx_port, rx_port;
+	uint64_t count;
+	uint16_t size;
+	double duration_s, timeout_s;
+	unsigned int idle_ms;
+	bool linger;
+	struct rte_mempool *pool;
+
+	uint64_t tx, tx_fail_bursts;
+	uint64_t rx, rx_bytes, rx_bad, rx_dup, rx_reorder, rx_other;
+	uint64_t next_expected;
+	uint8_t *seen; /* bitmap of received sequence numbers (count > 0) */
+};
+
+static volatile sig_atomic_t quit;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	quit = 1;
+}
+
+static uint8_t
+pattern(uint64_t seq, unsigned int i)
+{
+	return (uint8_t)(seq * 7 + i);
+}
+
+static void
+build(struct peer *p, struct rte_mbuf *m, uint64_t seq)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+	uint8_t *pl = (uint8_t *)(udp + 1);
+	uint32_t magic = MAGIC;
+	unsigned int pl_len = p->size - HDR_LEN;
+
+	memset(eth, 0, sizeof(*eth));
+	eth->dst_addr.addr_bytes[0] = 0x02;
+	eth->dst_addr.addr_bytes[5] = 0x02;
+	eth->src_addr.addr_bytes[0] = 0x02;
+	eth->src_addr.addr_bytes[5] = 0x01;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->total_length = rte_cpu_to_be_16(p->size - sizeof(*eth));
+	ip->src_addr = rte_cpu_to_be_32(0xc6120001); /* 198.18.0.1, benchmark range */
+	ip->dst_addr = rte_cpu_to_be_32(0xc6120002);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp->src_port = rte_cpu_to_be_16(9);
+	udp->dst_port = rte_cpu_to_be_16(9);
+	udp->dgram_len = rte_cpu_to_be_16(p->size - sizeof(*eth) - sizeof(*ip));
+	udp->dgram_cksum = 0;
+	memcpy(pl, &magic, 4);
+	memcpy(pl + 4, &seq, 8);
+	for (unsigned int i = 12; i < pl_len; i++)
+		pl[i] = pattern(seq, i);
+	m->data_len = m->pkt_len = p->size;
+}
+
+static void
+check(struct peer *p, struct rte_mbuf *m)
+{
+	const uint8_t *pl;
+	uint8_t buf[RTE_ETHER_MAX_JUMBO_FRAME_LEN];
+	uint32_t magic;
+	uint64_t seq;
+	unsigned int len = rte_pktmbuf_pkt_len(m);
+
+	if (len < MIN_SIZE || len > sizeof(buf)) {
+		p->rx_other++;
+		return;
+	}
+	pl = rte_pktmbuf_read(m, 0, len, buf);
+	if (pl == NULL) {
+		p->rx_bad++;
+		return;
+	}
+	pl += HDR_LEN;
+	memcpy(&magic, pl, 4);
+	if (magic != MAGIC) {
+		p->rx_other++; /* not ours: e.g. a kernel's IPv6 chatter on a tap */
+		return;
+	}
+	memcpy(&seq, pl + 4, 8);
+	p->rx++;
+	p->rx_bytes += len;
+	if (len != p->size || (p->count && seq >= p->count)) {
+		p->rx_bad++;
+		return;
+	}
+	for (unsigned int i = 12; i < len - HDR_LEN; i++) {
+		if (pl[i] != pattern(seq, i)) {
+			p->rx_bad++;
+			return;
+		}
+	}
+	if (p->seen) {
+		if (p->seen[seq / 8] & (1u << (seq % 8))) {
+			p->rx_dup++;
+			return;
+		}
+		p->seen[seq / 8] |= 1u << (seq % 8);
+	}
+	if (seq < p->next_expected)
+		p->rx_reorder++;
+	else
+		p->next_expected = seq + 1;
+}
+
+static void
+send_some(struct peer *p)
+{
+	struct rte_mbuf *pkts[BURST];
+	uint64_t left = p->count ? p->count - p->tx : BURST;
+	uint16_t n = left < BURST ? left : BURST, sent;
+
+	if (n == 0 || rte_pktmbuf_alloc_bulk(p->pool, pkts, n) != 0)
+		return;
+	for (uint16_t i = 0; i < n; i++)
+		build(p, pkts[i], p->tx + i);
+	sent = rte_eth_tx_burst(p->tx_port, 0, pkts, n);
+	if (sent < n) {
+		/* the same sequence numbers go again next time: no gaps */
+		rte_pktmbuf_free_bulk(pkts + sent, n - sent);
+		p->tx_fail_bursts++;
+	}
+	p->tx += sent;
+}
+
+static void
+run(struct peer *p)
+{
+	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc();
+	uint64_t send_end = p->duration_s > 0 ? start + (uint64_t)(p->duration_s * hz) : UINT64_MAX;
+	uint64_t give_up = start + (uint64_t)(p->timeout_s * hz);
+	uint64_t idle = hz / 1000 * p->idle_ms, last_rx = rte_rdtsc();
+	struct rte_mbuf *pkts[BURST];
+
+	while (!quit) {
+		uint64_t now = rte_rdtsc();
+		bool tx_done = p->tx_port == NO_PORT || now >= send_end ||
+			       (p->count && p->tx >= p->count);
+
+		if (now > give_up)
+			break;
+		if (!tx_done) {
+			send_some(p);
+			last_rx = now; /* the idle clock starts when sending ends */
+		}
+		if (p->rx_port != NO_PORT) {
+			uint16_t n = rte_eth_rx_burst(p->rx_port, 0, pkts, BURST);
+
+			for (uint16_t i = 0; i < n; i++)
+				check(p, pkts[i]);
+			if (n) {
+				rte_pktmbuf_free_bulk(pkts, n);
+				last_rx = now;
+			}
+		}
+		if (!tx_done)
+			continue;
+		if (p->rx_port == NO_PORT)
+			break;
+		/* a receive-only peer with a duration runs for all of it */
+		if (p->tx_port == NO_PORT && now < send_end)
+			continue;
+		if (now - last_rx > idle)
+			break;
+	}
+}
+
+static int
+port_init(uint16_t port, struct rte_mempool *pool)
+{
+	struct rte_eth_conf conf = {0};
+	int ret = rte_eth_dev_configure(port, 1, 1, &conf);
+
+	if (ret == 0)
+		ret = rte_eth_rx_queue_setup(port, 0, 1024, rte_socket_id(), NULL, pool);
+	if (ret == 0)
+		ret = rte_eth_tx_queue_setup(port, 0, 1024, rte_socket_id(), NULL);
+	if (ret == 0)
+		ret = rte_eth_dev_start(port);
+	return ret;
+}
+
+static int
+parse(int argc, char **argv, struct peer *p)
+{
+	static const struct option opts[] = {
+		{"tx-port", 1, NULL, 't'}, {"rx-port", 1, NULL, 'r'}, {"count", 1, NULL, 'c'},
+		{"size", 1, NULL, 's'},    {"duration", 1, NULL, 'd'}, {"idle-ms", 1, NULL, 'i'},
+		{"timeout", 1, NULL, 'T'}, {"linger", 0, NULL, 'l'},   {NULL, 0, NULL, 0},
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't': p->tx_port = atoi(optarg); break;
+		case 'r': p->rx_port = atoi(optarg); break;
+		case 'c': p->count = strtoull(optarg, NULL, 10); break;
+		case 's': p->size = atoi(optarg); break;
+		case 'd': p->duration_s = atof(optarg); break;
+		case 'i': p->idle_ms = atoi(optarg); break;
+		case 'T': p->timeout_s = atof(optarg); break;
+		case 'l': p->linger = true; break;
+		default: return -EINVAL;
+		}
+	}
+	if (p->size < MIN_SIZE || p->size > RTE_MBUF_DEFAULT_DATAROOM || p->timeout_s <= 0)
+		return -EINVAL;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct peer p = {.tx_port = NO_PORT, .rx_port = NO_PORT, .size = 64, .idle_ms = 1000,
+			 .timeout_s = 60};
+	int ret = rte_eal_init(argc, argv);
+
+	if (ret < 0)
+		return 1;
+	if (parse(argc - ret, argv + ret, &p) != 0) {
+		fprintf(stderr, "vfwd-testpeer: bad arguments\n");
+		return 2;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	p.pool = rte_pktmbuf_pool_create("peer_pool", 16383, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					 rte_socket_id());
+	if (p.pool == NULL)
+		return 1;
+	if (p.count) {
+		p.seen = calloc(p.count / 8 + 1, 1);
+		if (p.seen == NULL)
+			return 1;
+	}
+	for (uint16_t port = 0; port < rte_eth_dev_count_avail(); port++) {
+		if (port_init(port, p.pool) != 0) {
+			fprintf(stderr, "vfwd-testpeer: port %u init failed\n", port);
+			return 1;
+		}
+	}
+	fprintf(stderr, "vfwd-testpeer: ready\n");
+	run(&p);
+	printf("{\"tx\":%" PRIu64 ",\"rx\":%" PRIu64 ",\"rx_bytes\":%" PRIu64 ",\"rx_bad\":%" PRIu64
+	       ",\"rx_dup\":%" PRIu64 ",\"rx_reorder\":%" PRIu64 ",\"rx_other\":%" PRIu64
+	       ",\"tx_fail_bursts\":%" PRIu64 "}\n",
+	       p.tx, p.rx, p.rx_bytes, p.rx_bad, p.rx_dup, p.rx_reorder, p.rx_other,
+	       p.tx_fail_bursts);
+	fflush(stdout);
+	while (p.linger && !quit)
+		rte_delay_us_sleep(10000);
+	for (uint16_t port = 0; port < rte_eth_dev_count_avail(); port++) {
+		rte_eth_dev_stop(port);
+		rte_eth_dev_close(port);
+	}
+	free(p.seen);
+	rte_eal_cleanup();
+	return 0;
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Runs every test: the unit test binaries (TAP, one result per case) and
+the end-to-end tests in test/e2e/test_*.py (one result per function).
+Ends with the line 'N passed, N failed'. Arguments filter tests by name."""
+
+import glob
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import vfwdtest  # noqa: E402
+
+passed, failed = 0, 0
+failures = []
+
+
+def report(name, ok, secs, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("PASS %-45s %6.1fs" % (name, secs), flush=True)
+    else:
+        failed += 1
+        failures.append(name)
+        print("FAIL %-45s %6.1fs" % (name, secs), flush=True)
+        if detail:
+            print("     " + detail.rstrip().replace("\n", "\n     "), flush=True)
+
+
+def wanted(name, filters):
+    return not filters or any(f in name for f in filters)
+
+
+def run_unit(filters):
+    for exe in sorted(glob.glob(os.path.join(vfwdtest.BUILD, "test", "unit", "test_*"))):
+        if not os.access(exe, os.X_OK) or os.path.isdir(exe):
+            continue
+        base = os.path.basename(exe)
+        if not wanted("unit/" + base, filters):
+            continue
+        t0 = time.monotonic()
+        try:
+            r = subprocess.run([exe], capture_output=True, text=True, timeout=300)
+            out, err, rc = r.stdout, r.stderr, r.returncode
+        except subprocess.TimeoutExpired:
+            out, err, rc = "", "timed out after 300 s", -1
+        secs = time.monotonic() - t0
+        cases = re.findall(r"^(ok|not ok) \d+ - (\S+)", out, re.M)
+        if not cases:
+            report("unit/%s" % base, False, secs, "no TAP output (rc=%d)\n%s" % (rc, err[-2000:]))
+            continue
+        for status, case in cases:
+            msgs = "\n".join(l for l in err.splitlines() if case in l or "CHECK" in l)
+            report("unit/%s/%s" % (base, case), status == "ok", secs / len(cases),
+                   msgs if status != "ok" else "")
+        if rc != 0 and all(s == "ok" for s, _ in cases):
+            report("unit/%s(exit)" % base, False, secs, "exit code %d\n%s" % (rc, err[-2000:]))
+
+
+def run_e2e(filters):
+    for path in sorted(glob.glob(os.path.join(HERE, "e2e", "test_*.py"))):
+        modname = os.path.splitext(os.path.basename(path))[0]
+        spec = importlib.util.spec_from_file_location(modname, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        for fname in sorted(n for n in dir(mod) if n.startswith("test_")):
+            name = "e2e/%s/%s" % (modname[5:], fname[5:])
+            if not wanted(name, filters):
+                continue
+            t0 = time.monotonic()
+            try:
+                getattr(mod, fname)()
+                report(name, True, time.monotonic() - t0)
+            except vfwdtest.TestFailure as e:
+                report(name, False, time.monotonic() - t0, str(e))
+            except Exception:
+                report(name, False, time.monotonic() - t0, traceback.format_exc())
+
+
+def main():
+    filters = sys.argv[1:]
+    run_unit(filters)
+    run_e2e(filters)
+    if failures:
+        print("failed: " + " ".join(failures))
+    print("%d passed, %d failed" % (passed, failed), flush=True)
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

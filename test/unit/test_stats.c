@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Stats arithmetic: totals, deltas, derived figures, histogram top-k.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "vfwd.h"
+
+static struct vfwd_lcore_stats a, b, c;
+
+static void
+fill(struct vfwd_lcore_stats *s, uint64_t k)
+{
+	memset(s, 0, sizeof(*s));
+	for (int d = 0; d < VFWD_DIR_COUNT; d++) {
+		s->dir[d].rx_pkts = 100 * k;
+		s->dir[d].rx_bytes = 6400 * k;
+		s->dir[d].tx_pkts = 90 * k;
+		s->dir[d].tx_bytes = 5760 * k;
+		s->dir[d].drops[VFWD_DROP_TX_FULL] = 6 * k;
+		s->dir[d].drops[VFWD_DROP_PEER_DOWN] = 4 * k;
+		s->dir[d].rx_burst_hist[0] = 50 * k;
+		s->dir[d].rx_burst_hist[32] = 3 * k;
+		s->dir[d].rx_burst_hist[4] = 1 * k;
+	}
+	s->busy_tsc = 18000 * k;
+	s->idle_tsc = 2000 * k;
+	s->rounds = 60 * k;
+}
+
+static void
+add_and_sub(void)
+{
+	fill(&a, 1);
+	fill(&b, 2);
+	c = a;
+	vfwd_stats_add(&c, &b);
+	CHECK(c.dir[0].rx_pkts == 300 && c.dir[1].tx_bytes == 5760 * 3);
+	CHECK(c.dir[1].rx_burst_hist[32] == 9 && c.busy_tsc == 54000 && c.rounds == 180);
+	vfwd_stats_sub(&c, &c, &a);
+	CHECK(memcmp(&c, &b, sizeof(c)) == 0);
+}
+
+static void
+summary(void)
+{
+	struct vfwd_summary s;
+
+	fill(&a, 1);
+	vfwd_stats_summarize(&a, &s);
+	CHECK(s.dir[0].polls == 54 && s.dir[0].empty_polls == 50 && s.dir[0].bursts == 4);
+	CHECK(s.dir[0].avg_burst == 25.0);
+	CHECK(s.dir[0].drops_total == 10 && s.drops_total == 20);
+	CHECK(s.rx_pkts == 200 && s.tx_pkts == 180);
+	CHECK(fabs(s.busy_pct - 90.0) < 1e-9);
+	/* busy cycles over packets sent on, not received: 18000 / 180 */
+	CHECK(s.cycles_per_pkt == 100.0);
+}
+
+static void
+summary_of_nothing(void)
+{
+	struct vfwd_summary s;
+
+	memset(&a, 0, sizeof(a));
+	vfwd_stats_summarize(&a, &s);
+	CHECK(s.cycles_per_pkt == 0 && s.busy_pct == 0 && s.dir[1].avg_burst == 0);
+}
+
+/* Everything dropped: cycles per packet must not look cheap. */
+static void
+all_dropped(void)
+{
+	struct vfwd_summary s;
+
+	memset(&a, 0, sizeof(a));
+	a.dir[0].rx_pkts = 1000;
+	a.dir[0].drops[VFWD_DROP_TX_FULL] = 800;
+	a.dir[0].tx_pkts = 200;
+	a.busy_tsc = 42000;
+	vfwd_stats_summarize(&a, &s);
+	CHECK(s.cycles_per_pkt == 210.0);
+}
+
+static void
+hist_top(void)
+{
+	uint64_t h[VFWD_MAX_BURST + 1] = {0}, counts[3];
+	unsigned int sizes[3];
+
+	h[0] = 1000; /* empty polls are never a burst size */
+	h[1] = 5;
+	h[7] = 50;
+	h[32] = 500;
+	h[64] = 20;
+	h[512] = 60;
+	CHECK(vfwd_hist_top(h, VFWD_MAX_BURST, 3, sizes, counts) == 3);
+	CHECK(sizes[0] == 32 && counts[0] == 500);
+	CHECK(sizes[1] == 512 && counts[1] == 60);
+	CHECK(sizes[2] == 7 && counts[2] == 50);
+	memset(h, 0, sizeof(h));
+	h[3] = 1;
+	CHECK(vfwd_hist_top(h, VFWD_MAX_BURST, 3, sizes, counts) == 1 && sizes[0] == 3);
+	h[3] = 0;
+	CHECK(vfwd_hist_top(h, VFWD_MAX_BURST, 3, sizes, counts) == 0);
+}
+
+int
+main(void)
+{
+	RUN(add_and_sub);
+	RUN(summary);
+	RUN(summary_of_nothing);
+	RUN(all_dropped);
+	RUN(hist_top);
+	return CHECK_DONE();
+}
