@@ -315,6 +315,8 @@ main(int argc, char **argv)
 	char **app_argv;
 
 	memset(&app, 0, sizeof(app));
+	/* reports are read live by people and scripts, through pipes too */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	eal_argc = split_args(argc, argv, &app_argc, &app_argv);
 	if (vfwd_options_parse(app_argc, app_argv, &app.opt, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-vfwd: error: %s\n", err);

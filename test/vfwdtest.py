@@ -148,11 +148,13 @@ class Env:
         return ["--lcores", lcores, "--in-memory", "--no-pci", "--file-prefix", self.prefix(tag),
                 "--log-level=lib.vhost.config:notice"] + list(extra)
 
-    def vfwd(self, vdevs, args=(), lcores="0@0,1@1", name="vfwd"):
+    def vfwd(self, vdevs, args=(), lcores="0@0,1@1", name="vfwd", netns=None):
         eal = self.eal(name, lcores)
         for v in vdevs:
             eal += ["--vdev", v]
         pre = os.environ.get("VFWD_WRAP", "").split()
+        if netns:
+            pre = ["ip", "netns", "exec", netns] + pre
         return Proc(self, name, pre + [VFWD] + eal + ["--"] + list(args))
 
     def peer(self, vdevs, args, lcores="0@0", name="peer"):
@@ -165,7 +167,7 @@ class Env:
         eal = self.eal(name, lcores, ["--single-file-segments"])
         for v in vdevs:
             eal += ["--vdev", v]
-        return Proc(self, name, [TESTPMD] + eal + ["--"] + list(args), stdin="pipe")
+        return Proc(self, name, ["stdbuf", "-oL", TESTPMD] + eal + ["--"] + list(args), stdin="pipe")
 
     def add_netns(self, ns):
         subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)

@@ -205,7 +205,9 @@ run(struct peer *p)
 		}
 		if (!tx_done)
 			continue;
-		if (p->rx_port == NO_PORT)
+		/* a send-only peer still waits --idle-ms, so that the far side
+		 * can drain what sits in the ring before we close it */
+		if (p->rx_port == NO_PORT && now - last_rx > idle)
 			break;
 		/* a receive-only peer with a duration runs for all of it */
 		if (p->tx_port == NO_PORT && now < send_end)

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Everything dpdk-vfwd needs on a fresh Debian 12 machine, as root:
+# packages, 2 MB hugepages, the build. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build pkg-config gcc python3 iproute2 iputils-ping coreutils"
+HUGEPAGES=${VFWD_HUGEPAGES:-1024}   # 2 MB pages: 2 GB
+
+if [ "$(id -u)" != 0 ]; then
+	echo "setup: run as root (packages, hugepages, taps and vhost sockets need it)" >&2
+	exit 1
+fi
+
+missing=""
+for p in $PACKAGES; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "setup: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+mkdir -p /dev/hugepages
+mountpoint -q /dev/hugepages || mount -t hugetlbfs nodev /dev/hugepages
+nr=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+if [ "$(cat $nr)" -lt "$HUGEPAGES" ]; then
+	echo "$HUGEPAGES" > $nr
+fi
+if [ "$(cat $nr)" -lt "$HUGEPAGES" ]; then
+	echo "setup: could only reserve $(cat $nr) of $HUGEPAGES 2 MB hugepages" >&2
+	exit 1
+fi
+
+if [ ! -f build/build.ninja ]; then
+	meson setup build >/dev/null
+fi
+ninja -C build >/dev/null
+echo "setup: built build/app/dpdk-vfwd; $(grep HugePages_Free /proc/meminfo | tr -s ' ')"
