@@ -31,7 +31,8 @@ struct rte_mempool;
 /* Knobs a running worker picks up between rounds (see vfwd_worker_publish). */
 struct vfwd_knobs {
 	uint16_t burst;    /* packets asked of each rx_burst, 1..VFWD_MAX_BURST */
-	uint16_t tx_retry; /* extra tx_burst calls for what the first left */
+	uint16_t tx_retry; /* extra tx_burst calls for what the first left, made
+			    * only while the previous call sent something */
 };
 
 struct vfwd_pair {

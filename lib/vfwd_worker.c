@@ -68,9 +68,13 @@ forward_stream(const struct vfwd_worker *w, const struct vfwd_stream *s,
 	}
 
 	nb_tx = rte_eth_tx_burst(s->tx_port, s->tx_queue, pkts, nb_rx);
-	for (uint16_t retry = 0; nb_tx < nb_rx && retry < k->tx_retry; retry++) {
-		rte_pause();
-		nb_tx += rte_eth_tx_burst(s->tx_port, s->tx_queue, pkts + nb_tx, nb_rx - nb_tx);
+	/* Retry only while the peer makes room (as OVS does for vhost): a
+	 * full ring that took nothing gives up at once instead of spinning
+	 * on the ring's cache lines and slowing the peer that drains it. */
+	for (uint16_t retry = 0, last = nb_tx; nb_tx < nb_rx && last && retry < k->tx_retry;
+	     retry++) {
+		last = rte_eth_tx_burst(s->tx_port, s->tx_queue, pkts + nb_tx, nb_rx - nb_tx);
+		nb_tx += last;
 	}
 	if (unlikely(nb_tx < nb_rx)) {
 		uint16_t left = nb_rx - nb_tx;
