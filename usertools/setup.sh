@@ -5,7 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build pkg-config gcc python3 iproute2 iputils-ping coreutils"
+# The PMDs are only "Recommends" of the dpdk package: name the ones we use.
+PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build pkg-config gcc python3 iproute2
+	iputils-ping coreutils librte-mempool-ring23 librte-net-vhost23 librte-net-virtio23
+	librte-net-memif23 librte-net-tap23 librte-net-null23 librte-net-af-packet23
+	librte-net-pcap23"
 HUGEPAGES=${VFWD_HUGEPAGES:-1024}   # 2 MB pages: 2 GB
 
 if [ "$(id -u)" != 0 ]; then
@@ -21,7 +25,7 @@ if [ -n "$missing" ]; then
 	echo "setup: installing$missing"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	apt-get install -y -qq $missing >/dev/null
 fi
 
 mkdir -p /dev/hugepages
