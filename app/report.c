@@ -88,6 +88,20 @@ text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
 	}
 }
 
+struct port_snapshot {
+	char name[RTE_ETH_NAME_MAX_LEN];
+	struct rte_eth_stats st;
+};
+
+static void
+port_snapshot(uint16_t port, struct port_snapshot *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	if (rte_eth_dev_get_name_by_port(port, ps->name) != 0)
+		snprintf(ps->name, sizeof(ps->name), "port%u", port);
+	rte_eth_stats_get(port, &ps->st);
+}
+
 static void
 text_ports(const struct vfwd_app *app)
 {
@@ -95,37 +109,39 @@ text_ports(const struct vfwd_app *app)
 	       "  tx-errors   rx-nombuf\n");
 	for (uint16_t i = 0; i < app->nb_ports; i++) {
 		uint16_t port = app->ports[i];
-		char name[RTE_ETH_NAME_MAX_LEN] = "?";
-		struct rte_eth_stats s = {0};
+		struct port_snapshot ps;
+		const struct rte_eth_stats *s = &ps.st;
 
-		rte_eth_dev_get_name_by_port(port, name);
-		rte_eth_stats_get(port, &s);
+		port_snapshot(port, &ps);
 		printf("%4u %-20.20s %-5s %11" PRIu64 " %11" PRIu64 " %11" PRIu64 " %11" PRIu64
 		       " %11" PRIu64 " %11" PRIu64 "\n",
-		       port, name, app->port_state[port].is_vhost ? "vm  " : "wire", s.ipackets,
-		       s.opackets, s.imissed, s.ierrors, s.oerrors, s.rx_nombuf);
+		       port, ps.name, app->port_state[port].is_vhost ? "vm  " : "wire", s->ipackets,
+		       s->opackets, s->imissed, s->ierrors, s->oerrors, s->rx_nombuf);
 	}
 }
 
-static void
-report_text(struct vfwd_app *app, const struct vfwd_lcore_stats *now, double elapsed, double secs,
-	    bool final)
-{
-	struct vfwd_lcore_stats tot_now = {0}, tot_delta = {0}, delta;
+/* One report's figures: per worker since start and over the period, and
+ * their totals. */
+struct report {
+	const struct vfwd_lcore_stats *now, *delta;
+	struct vfwd_lcore_stats tot_now, tot_delta;
+	double elapsed, secs;
+	bool final;
+};
 
+static void
+report_text(struct vfwd_app *app, const struct report *r)
+{
 	printf("\n== dpdk-vfwd %s t=%.1fs ==========================================\n",
-	       final ? "final stats" : "stats", elapsed);
+	       r->final ? "final stats" : "stats", r->elapsed);
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
 		char label[16];
 
-		vfwd_stats_sub(&delta, &now[w], &app->last[w]);
-		vfwd_stats_add(&tot_now, &now[w]);
-		vfwd_stats_add(&tot_delta, &delta);
 		snprintf(label, sizeof(label), "lcore %u", app->workers[w].lcore_id);
-		text_lcore(label, &now[w], &delta, secs);
+		text_lcore(label, &r->now[w], &r->delta[w], r->secs);
 	}
 	if (app->nb_workers > 1)
-		text_lcore("total", &tot_now, &tot_delta, secs);
+		text_lcore("total", &r->tot_now, &r->tot_delta, r->secs);
 	text_ports(app);
 	printf("mempool: %u of %u mbufs in use (%u at start)\n", rte_mempool_in_use_count(app->pool),
 	       app->pool->size, app->pool_in_use_at_start);
@@ -171,38 +187,31 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 }
 
 static void
-report_json(struct vfwd_app *app, const struct vfwd_lcore_stats *now, double elapsed, double secs,
-	    bool final)
+report_json(struct vfwd_app *app, const struct report *r)
 {
-	struct vfwd_lcore_stats tot_now = {0}, tot_delta = {0}, delta;
-
 	printf("{\"final\":%s,\"t\":%.3f,\"period_s\":%.3f,\"tsc_hz\":%" PRIu64 ",\"lcores\":[",
-	       final ? "true" : "false", elapsed, secs, app->tsc_hz);
+	       r->final ? "true" : "false", r->elapsed, r->secs, app->tsc_hz);
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		vfwd_stats_sub(&delta, &now[w], &app->last[w]);
-		vfwd_stats_add(&tot_now, &now[w]);
-		vfwd_stats_add(&tot_delta, &delta);
 		printf("%s{\"lcore\":%u,", w ? "," : "", app->workers[w].lcore_id);
-		json_lcore(&now[w], &delta, secs);
+		json_lcore(&r->now[w], &r->delta[w], r->secs);
 		printf("}");
 	}
 	printf("],\"total\":{");
-	json_lcore(&tot_now, &tot_delta, secs);
+	json_lcore(&r->tot_now, &r->tot_delta, r->secs);
 	printf("},\"ports\":[");
 	for (uint16_t i = 0; i < app->nb_ports; i++) {
 		uint16_t port = app->ports[i];
-		char name[RTE_ETH_NAME_MAX_LEN] = "?";
-		struct rte_eth_stats s = {0};
+		struct port_snapshot ps;
+		const struct rte_eth_stats *s = &ps.st;
 
-		rte_eth_dev_get_name_by_port(port, name);
-		rte_eth_stats_get(port, &s);
+		port_snapshot(port, &ps);
 		printf("%s{\"port\":%u,\"name\":\"%s\",\"role\":\"%s\",\"link_up\":%u,"
 		       "\"ipackets\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"ibytes\":%" PRIu64
 		       ",\"obytes\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64
 		       ",\"oerrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}",
-		       i ? "," : "", port, name, app->port_state[port].is_vhost ? "vm" : "wire",
-		       app->port_state[port].link_up, s.ipackets, s.opackets, s.ibytes, s.obytes,
-		       s.imissed, s.ierrors, s.oerrors, s.rx_nombuf);
+		       i ? "," : "", port, ps.name, app->port_state[port].is_vhost ? "vm" : "wire",
+		       app->port_state[port].link_up, s->ipackets, s->opackets, s->ibytes, s->obytes,
+		       s->imissed, s->ierrors, s->oerrors, s->rx_nombuf);
 	}
 	printf("],\"mempool\":{\"size\":%u,\"in_use\":%u,\"in_use_at_start\":%u}}\n",
 	       app->pool->size, rte_mempool_in_use_count(app->pool), app->pool_in_use_at_start);
@@ -212,18 +221,28 @@ report_json(struct vfwd_app *app, const struct vfwd_lcore_stats *now, double ela
 void
 vfwd_report(struct vfwd_app *app, bool final)
 {
-	struct vfwd_lcore_stats now[app->nb_workers ? app->nb_workers : 1];
+	unsigned int n = app->nb_workers ? app->nb_workers : 1;
+	struct vfwd_lcore_stats now[n], delta[n];
 	uint64_t tsc = rte_rdtsc();
-	double elapsed = (double)(tsc - app->start_tsc) / app->tsc_hz;
-	double secs = (double)(tsc - app->last_tsc) / app->tsc_hz;
+	struct report r = {
+		.now = now,
+		.delta = delta,
+		.elapsed = (double)(tsc - app->start_tsc) / app->tsc_hz,
+		.secs = (double)(tsc - app->last_tsc) / app->tsc_hz,
+		.final = final,
+	};
 
-	for (uint16_t w = 0; w < app->nb_workers; w++)
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
 		memcpy(&now[w], &app->workers[w].stats, sizeof(now[w]));
+		vfwd_stats_sub(&delta[w], &now[w], &app->last[w]);
+		vfwd_stats_add(&r.tot_now, &now[w]);
+		vfwd_stats_add(&r.tot_delta, &delta[w]);
+	}
 
 	if (app->opt.stats_format == VFWD_STATS_JSON)
-		report_json(app, now, elapsed, secs, final);
+		report_json(app, &r);
 	else
-		report_text(app, now, elapsed, secs, final);
+		report_text(app, &r);
 
 	memcpy(app->last, now, app->nb_workers * sizeof(now[0]));
 	app->last_tsc = tsc;
