@@ -16,6 +16,7 @@ struct rte_mempool;
 struct vfwd_app {
 	struct vfwd_options opt;
 	struct rte_mempool *pool;
+	struct rte_mempool *indirect_pool; /* for software segmentation */
 	unsigned int pool_in_use_at_start; /* after ports started, before workers */
 
 	uint16_t nb_pairs;
@@ -27,6 +28,7 @@ struct vfwd_app {
 
 	uint16_t nb_workers;
 	struct vfwd_worker *workers;       /* [nb_workers], rte_zmalloc'd */
+	uint16_t nb_offload_init;          /* workers whose offload state exists */
 	struct vfwd_lcore_stats *last;     /* [nb_workers]: at the last report */
 	bool running;
 

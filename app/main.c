@@ -156,6 +156,16 @@ setup_ports(struct vfwd_app *app)
 		return -rte_errno;
 	}
 
+	/* GSO segments: a header in a direct mbuf, the payload in indirect
+	 * ones pointing into the guest's frame */
+	app->indirect_pool = rte_pktmbuf_pool_create("vfwd_indirect", nb_mbufs, POOL_CACHE, 0, 0,
+						     rte_socket_id());
+	if (app->indirect_pool == NULL) {
+		fprintf(stderr, "dpdk-vfwd: error: cannot create a pool of %u indirect mbufs: %s\n",
+			nb_mbufs, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+
 	for (uint16_t i = 0; i < app->nb_ports; i++) {
 		uint16_t port = app->ports[i];
 		int ret = vfwd_port_setup(port, &pconf, app->pool, &app->port_state[port]);
@@ -201,8 +211,10 @@ setup_workers(struct vfwd_app *app)
 		goto out;
 	}
 
-	printf("forwarding %u pair(s) x %u queue(s), burst %u, tx-retry %u:\n", app->nb_pairs,
-	       app->opt.nb_rxq, app->opt.knobs.burst, app->opt.knobs.tx_retry);
+	printf("forwarding %u pair(s) x %u queue(s), burst %u, tx-retry %u, gro %s:\n",
+	       app->nb_pairs, app->opt.nb_rxq, app->opt.knobs.burst, app->opt.knobs.tx_retry,
+	       !app->opt.knobs.gro.enabled ? "off"
+	       : app->opt.knobs.gro.mode == VFWD_GRO_HEAVY ? "heavy" : "light");
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		const struct vfwd_plan_lcore *pl = &plan->worker[w];
 
@@ -211,6 +223,14 @@ setup_workers(struct vfwd_app *app)
 			continue;
 		}
 		vfwd_worker_init(&app->workers[w], lcore, pl, app->port_state, &app->opt.knobs);
+		ret = vfwd_worker_offload_init(&app->workers[w], app->pool, app->indirect_pool,
+					       app->opt.knobs.gro.max_flows, rte_socket_id());
+		if (ret != 0) {
+			fprintf(stderr, "dpdk-vfwd: error: lcore %u: GRO contexts: %s\n", lcore,
+				strerror(-ret));
+			goto out;
+		}
+		app->nb_offload_init = w + 1;
 		for (uint16_t s = 0; s < pl->nb_streams; s++) {
 			const struct vfwd_stream *st = &pl->streams[s];
 			char rx[RTE_ETH_NAME_MAX_LEN];
@@ -301,7 +321,10 @@ cleanup(struct vfwd_app *app)
 		}
 	}
 	vfwd_default_ports_remove(app);
+	for (uint16_t w = 0; w < app->nb_offload_init; w++)
+		vfwd_worker_offload_fini(&app->workers[w]);
 	rte_mempool_free(app->pool);
+	rte_mempool_free(app->indirect_pool);
 	rte_free(app->workers);
 	free(app->last);
 }

@@ -28,6 +28,12 @@ const char vfwd_usage[] =
 	"  --pair VM:WIRE       forward between vhost port VM and port WIRE;\n"
 	"                       repeatable (default: k-th vhost port with k-th other)\n"
 	"  --tx-retry N         extra tx attempts before dropping, 0..10000 (default 8)\n"
+	"  --gro                merge TCP/IPv4 segments toward the VM (GRO), sent as GSO\n"
+	"                       frames to guests that negotiated GUEST_TSO4 + GUEST_CSUM\n"
+	"  --gro-mode M         light (within a burst) or heavy (across bursts; default light)\n"
+	"  --gro-flush-us N     heavy: send what waited N us, 0..1000000 (default 50);\n"
+	"                       everything is sent when the rx queue runs empty\n"
+	"  --gro-flows N        flows GRO tracks at once, 1..1024 (default 64)\n"
 	"  --stats-period S     print stats every S seconds (default: only at exit)\n"
 	"  --stats-format F     text or json (json: one object per line)\n"
 	"  --duration S         stop after S seconds (default: run until SIGINT/SIGTERM)\n"
@@ -42,6 +48,10 @@ enum {
 	OPT_STATS_PERIOD,
 	OPT_STATS_FORMAT,
 	OPT_DURATION,
+	OPT_GRO,
+	OPT_GRO_MODE,
+	OPT_GRO_FLUSH_US,
+	OPT_GRO_FLOWS,
 };
 
 static const struct option long_opts[] = {
@@ -53,6 +63,10 @@ static const struct option long_opts[] = {
 	{"stats-period", required_argument, NULL, OPT_STATS_PERIOD},
 	{"stats-format", required_argument, NULL, OPT_STATS_FORMAT},
 	{"duration", required_argument, NULL, OPT_DURATION},
+	{"gro", no_argument, NULL, OPT_GRO},
+	{"gro-mode", required_argument, NULL, OPT_GRO_MODE},
+	{"gro-flush-us", required_argument, NULL, OPT_GRO_FLUSH_US},
+	{"gro-flows", required_argument, NULL, OPT_GRO_FLOWS},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -140,6 +154,9 @@ vfwd_options_defaults(struct vfwd_options *o)
 	memset(o, 0, sizeof(*o));
 	o->knobs.burst = 32;
 	o->knobs.tx_retry = 8;
+	o->knobs.gro.mode = VFWD_GRO_LIGHT;
+	o->knobs.gro.flush_us = 50;
+	o->knobs.gro.max_flows = 64;
 	o->nb_rxq = 1;
 	o->stats_format = VFWD_STATS_TEXT;
 }
@@ -216,6 +233,30 @@ vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, siz
 			else
 				return fail(err, errlen, "--stats-format '%s': expected text or json",
 					    optarg);
+			break;
+		case OPT_GRO:
+			o->knobs.gro.enabled = true;
+			break;
+		case OPT_GRO_MODE:
+			if (strcmp(optarg, "light") == 0)
+				o->knobs.gro.mode = VFWD_GRO_LIGHT;
+			else if (strcmp(optarg, "heavy") == 0)
+				o->knobs.gro.mode = VFWD_GRO_HEAVY;
+			else
+				return fail(err, errlen, "--gro-mode '%s': expected light or heavy",
+					    optarg);
+			break;
+		case OPT_GRO_FLUSH_US:
+			if (parse_uint(optarg, 0, 1000000, &v) != 0)
+				return fail(err, errlen, "--gro-flush-us '%s': expected 0..1000000",
+					    optarg);
+			o->knobs.gro.flush_us = v;
+			break;
+		case OPT_GRO_FLOWS:
+			if (parse_uint(optarg, 1, VFWD_GRO_MAX_FLOWS, &v) != 0)
+				return fail(err, errlen, "--gro-flows '%s': expected 1..%d", optarg,
+					    VFWD_GRO_MAX_FLOWS);
+			o->knobs.gro.max_flows = v;
 			break;
 		case 'h':
 			o->help = true;

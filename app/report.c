@@ -17,7 +17,8 @@
 
 static const char *const dir_name[VFWD_DIR_COUNT] = {"vm->wire", "wire->vm"};
 static const char *const dir_key[VFWD_DIR_COUNT] = {"vm_to_wire", "wire_to_vm"};
-static const char *const drop_key[VFWD_DROP_COUNT] = {"tx_full", "peer_down"};
+static const char *const drop_key[VFWD_DROP_COUNT] = {"tx_full", "peer_down", "bad_gso",
+							"bad_csum", "no_mbuf"};
 
 #define HIST_TOP 3
 
@@ -71,6 +72,7 @@ text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
 	       label, c.busy_pct, c.cycles_per_pkt, p.busy_pct, p.cycles_per_pkt);
 	for (int d = 0; d < VFWD_DIR_COUNT; d++) {
 		const struct vfwd_dir_summary *cd = &c.dir[d], *pd = &p.dir[d];
+		const struct vfwd_dir_stats *ds = &cum->dir[d];
 		char rx[16], tx[16];
 
 		if (cd->polls == 0)
@@ -81,8 +83,20 @@ text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
 		       " (tx-full %" PRIu64 ", peer-down %" PRIu64 ")  now rx %spps tx %spps\n",
 		       dir_name[d], cd->rx_pkts, cd->tx_pkts, cd->drops_total,
 		       cd->drops[VFWD_DROP_TX_FULL], cd->drops[VFWD_DROP_PEER_DOWN], rx, tx);
+		for (int k = VFWD_DROP_BAD_GSO; k < VFWD_DROP_COUNT; k++)
+			if (cd->drops[k])
+				printf("            drop %s %" PRIu64 "\n", drop_key[k], cd->drops[k]);
 		printf("            polls %" PRIu64 ", empty %.1f%%, avg burst %.1f\n", cd->polls,
 		       cd->polls ? 100.0 * cd->empty_polls / cd->polls : 0.0, cd->avg_burst);
+		if (ds->gro_in)
+			printf("            gro: %" PRIu64 " segments -> %" PRIu64
+			       " packets (x%.2f), %" PRIu64 " merged, %" PRIu64 " flushes\n",
+			       ds->gro_in, ds->gro_out, cd->gro_merge, ds->gro_merged, ds->gro_flushes);
+		if (ds->gso_frames || ds->sw_cksums)
+			printf("            tso frames %" PRIu64 ": %" PRIu64 " to port tso, %" PRIu64
+			       " cut into %" PRIu64 " segments; sw checksums %" PRIu64 "\n",
+			       ds->gso_frames, ds->tso_offloaded, ds->gso_sw_frames, ds->gso_segs,
+			       ds->sw_cksums);
 		if (cd->bursts)
 			text_hist(&cum->dir[d], cd);
 	}
@@ -162,7 +176,8 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 	       c.rx_pkts, c.tx_pkts, c.drops_total);
 	for (int d = 0; d < VFWD_DIR_COUNT; d++) {
 		const struct vfwd_dir_summary *cd = &c.dir[d], *pd = &p.dir[d];
-		const uint64_t *hist = cum->dir[d].rx_burst_hist;
+		const struct vfwd_dir_stats *ds = &cum->dir[d];
+		const uint64_t *hist = ds->rx_burst_hist;
 		bool first = true;
 
 		printf("%s\"%s\":{\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
@@ -171,6 +186,14 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 		       cd->tx_bytes, cd->drops_total);
 		for (int k = 0; k < VFWD_DROP_COUNT; k++)
 			printf(",\"drop_%s\":%" PRIu64, drop_key[k], cd->drops[k]);
+		printf(",\"gro_in\":%" PRIu64 ",\"gro_out\":%" PRIu64 ",\"gro_merged\":%" PRIu64
+		       ",\"gro_flushes\":%" PRIu64 ",\"gro_merge\":%.3f,\"gso_frames\":%" PRIu64
+		       ",\"tso_offloaded\":%" PRIu64 ",\"gso_sw_frames\":%" PRIu64
+		       ",\"gso_segs\":%" PRIu64 ",\"sw_cksums\":%" PRIu64
+		       ",\"out_expected\":%" PRIu64,
+		       ds->gro_in, ds->gro_out, ds->gro_merged, ds->gro_flushes, cd->gro_merge,
+		       ds->gso_frames, ds->tso_offloaded, ds->gso_sw_frames, ds->gso_segs,
+		       ds->sw_cksums, cd->out_expected);
 		printf(",\"polls\":%" PRIu64 ",\"empty_polls\":%" PRIu64 ",\"bursts\":%" PRIu64
 		       ",\"avg_burst\":%.2f,\"rx_pps\":%.0f,\"tx_pps\":%.0f,\"rx_burst_hist\":{",
 		       cd->polls, cd->empty_polls, cd->bursts, cd->avg_burst,

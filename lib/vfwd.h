@@ -15,6 +15,8 @@
 
 #include <rte_common.h>
 
+#include "vfwd_offload.h"
+
 struct rte_mempool;
 
 #define VFWD_MAX_BURST 512
@@ -33,6 +35,7 @@ struct vfwd_knobs {
 	uint16_t burst;    /* packets asked of each rx_burst, 1..VFWD_MAX_BURST */
 	uint16_t tx_retry; /* extra tx_burst calls for what the first left, made
 			    * only while the previous call sent something */
+	struct vfwd_gro_conf gro; /* toward the VM; max_flows is fixed at init */
 };
 
 struct vfwd_pair {
@@ -51,6 +54,9 @@ enum vfwd_dir {
 enum vfwd_drop_cause {
 	VFWD_DROP_TX_FULL,   /* tx ring still full after the retries */
 	VFWD_DROP_PEER_DOWN, /* vhost peer not connected / vring disabled */
+	VFWD_DROP_BAD_GSO,   /* a guest TSO frame that cannot be segmented */
+	VFWD_DROP_BAD_CSUM,  /* a partial checksum on a frame that is not TCP/UDP */
+	VFWD_DROP_NO_MBUF,   /* segmentation ran out of mbufs */
 	VFWD_DROP_COUNT
 };
 
@@ -60,6 +66,16 @@ struct vfwd_dir_stats {
 	uint64_t tx_pkts;
 	uint64_t tx_bytes;
 	uint64_t drops[VFWD_DROP_COUNT];
+	/* offloads: GRO toward the VM, TSO/GSO and checksums toward the wire */
+	uint64_t gro_in;        /* segments given to GRO */
+	uint64_t gro_out;       /* packets that came out of it */
+	uint64_t gro_merged;    /* ... of which merged (sent as GSO frames) */
+	uint64_t gro_flushes;   /* heavy mode: flushes of held segments */
+	uint64_t gso_frames;    /* TSO frames from the guest */
+	uint64_t gso_sw_frames; /* ... segmented in software */
+	uint64_t gso_segs;      /* segments made from those */
+	uint64_t tso_offloaded; /* frames left to the wire port's TSO */
+	uint64_t sw_cksums;     /* L4 checksums completed in software */
 	/* rx_burst_hist[n]: polls that returned n packets; [0] = empty polls,
 	 * the sum = polls. */
 	uint64_t rx_burst_hist[VFWD_MAX_BURST + 1];
@@ -82,6 +98,10 @@ struct vfwd_dir_summary {
 	uint64_t drops_total;
 	uint64_t polls, empty_polls, bursts; /* bursts = non-empty polls */
 	double avg_burst;                    /* rx_pkts / bursts */
+	double gro_merge;                    /* segments in per packet out of GRO */
+	/* rx, less what GRO merged away, plus what segmentation added: equals
+	 * tx + drops whenever GRO holds nothing */
+	uint64_t out_expected;
 };
 
 struct vfwd_summary {
@@ -137,7 +157,15 @@ int vfwd_plan_build(struct vfwd_plan *plan, const struct vfwd_pair *pairs, uint1
 struct vfwd_port_state {
 	volatile uint8_t link_up;
 	volatile uint8_t txq_enabled[VFWD_MAX_QUEUES];
-	bool is_vhost; /* set at init, read-only after */
+	/* the guest negotiated GUEST_TSO4 and GUEST_CSUM: it takes GSO
+	 * frames (looked up once per connection, on the vhost thread) */
+	volatile uint8_t guest_gso;
+	/* set at init, read-only after */
+	bool is_vhost;
+	bool tx_tso;       /* TCP_TSO offload enabled */
+	bool tx_ip_cksum;  /* IPV4_CKSUM offload enabled */
+	bool tx_l4_cksum;  /* TCP_CKSUM and UDP_CKSUM offloads enabled */
+	uint16_t max_frame; /* MTU + Ethernet header */
 } __rte_cache_aligned;
 
 /* ---------------------------------------------------------------- worker */
@@ -148,6 +176,12 @@ struct vfwd_worker {
 	uint16_t nb_streams;
 	struct vfwd_stream streams[VFWD_MAX_STREAMS];
 	const struct vfwd_port_state *port_state; /* [VFWD_MAX_PORTS] */
+
+	/* worker: per stream offload state, set up by control before launch */
+	union vfwd_stream_offload {
+		struct vfwd_gro gro;         /* streams toward a VM */
+		struct vfwd_wire_tx wire_tx; /* streams toward the wire */
+	} offload[VFWD_MAX_STREAMS];
 
 	/* handoff, see vfwd_worker_publish(): control writes slots + gen,
 	 * worker writes gen_seen. */
@@ -164,7 +198,14 @@ struct vfwd_worker {
 void vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id,
 		      const struct vfwd_plan_lcore *pl, const struct vfwd_port_state *port_state,
 		      const struct vfwd_knobs *knobs);
-/* lcore entry point: arg is a struct vfwd_worker. Returns when running = 0. */
+/* Offload state of every stream (control, before launch): GRO contexts
+ * toward VMs, segmentation pools and port capabilities toward the wire.
+ * Returns 0 or -ENOMEM (undone). */
+int vfwd_worker_offload_init(struct vfwd_worker *w, struct rte_mempool *pool,
+			     struct rte_mempool *indirect_pool, uint16_t gro_flows, int socket);
+void vfwd_worker_offload_fini(struct vfwd_worker *w);
+/* lcore entry point: arg is a struct vfwd_worker. Returns when running = 0,
+ * after sending (or dropping) what GRO still held. */
 int vfwd_worker_main(void *arg);
 /* Give a worker new knobs. The worker switches at its next round, between
  * bursts, seeing either the old set or the new one. If the worker is running
@@ -175,7 +216,7 @@ int vfwd_worker_publish(struct vfwd_worker *w, const struct vfwd_knobs *knobs,
 /* One round over all streams: what vfwd_worker_main loops on. Exposed for
  * tests that drive the data path without launching lcores. Returns packets
  * received. */
-uint32_t vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs);
+uint32_t vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now);
 
 /* ----------------------------------------------------------------- ports */
 

@@ -8,6 +8,7 @@
 
 #include <rte_eth_vhost.h>
 #include <rte_ethdev.h>
+#include <rte_vhost.h>
 
 #include "vfwd.h"
 
@@ -19,6 +20,25 @@ vfwd_port_is_vhost(uint16_t port)
 	if (rte_eth_dev_info_get(port, &info) != 0 || info.driver_name == NULL)
 		return false;
 	return strcmp(info.driver_name, "net_vhost") == 0;
+}
+
+/* virtio-net feature bits (virtio spec 5.1.3) */
+#define VIRTIO_NET_F_GUEST_CSUM 1
+#define VIRTIO_NET_F_GUEST_TSO4 7
+
+/* Whether the guest on a vhost port takes GSO frames with partial
+ * checksums: the vhost library fills the virtio-net header from the mbuf
+ * flags without checking what the guest accepted, so we must. */
+static bool
+guest_takes_gso(uint16_t port)
+{
+	int vid = rte_eth_vhost_get_vid_from_port_id(port);
+	uint64_t features;
+
+	if (vid < 0 || rte_vhost_get_negotiated_features(vid, &features) != 0)
+		return false;
+	return (features & (1ULL << VIRTIO_NET_F_GUEST_TSO4)) &&
+	       (features & (1ULL << VIRTIO_NET_F_GUEST_CSUM));
 }
 
 /* vhost thread: the guest connected or went away. */
@@ -34,6 +54,9 @@ on_link_change(uint16_t port, enum rte_eth_event_type type __rte_unused, void *a
 	if (!link.link_status) {
 		for (unsigned int q = 0; q < VFWD_MAX_QUEUES; q++)
 			st->txq_enabled[q] = 0;
+		st->guest_gso = 0;
+	} else {
+		st->guest_gso = guest_takes_gso(port);
 	}
 	st->link_up = link.link_status;
 	return 0;
@@ -93,6 +116,32 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	}
 	if (*info.dev_flags & RTE_ETH_DEV_INTR_LSC)
 		dev_conf.intr_conf.lsc = 1;
+
+	/* Offloads: a vhost port leaves partial checksums and TSO frames to
+	 * us (the wire side may do them in hardware) and carries our GSO
+	 * frames to the guest; a wire port segments and checksums if it can.
+	 * Whatever the port lacks is done in software. */
+	if (st->is_vhost)
+		dev_conf.rxmode.offloads = info.rx_offload_capa &
+			(RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
+			 RTE_ETH_RX_OFFLOAD_TCP_LRO);
+	dev_conf.txmode.offloads = info.tx_offload_capa &
+		(RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_TCP_TSO |
+		 RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+		 RTE_ETH_TX_OFFLOAD_UDP_CKSUM);
+	/* segments leave as chains: without MULTI_SEGS no segmentation */
+	if (dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		st->tx_tso = dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO;
+	st->tx_ip_cksum = dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+	st->tx_l4_cksum = (dev_conf.txmode.offloads &
+			   (RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM)) ==
+			  (RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM);
+	{
+		uint16_t mtu = RTE_ETHER_MTU;
+
+		rte_eth_dev_get_mtu(port, &mtu);
+		st->max_frame = mtu + RTE_ETHER_HDR_LEN;
+	}
 
 	/* Register before configure: net_vhost opens its socket there and a
 	 * guest may connect at once. */

@@ -63,6 +63,9 @@ vfwd_stats_summarize(const struct vfwd_lcore_stats *s, struct vfwd_summary *out)
 		o->empty_polls = ds->rx_burst_hist[0];
 		o->bursts = o->polls - o->empty_polls;
 		o->avg_burst = ratio(o->rx_pkts, o->bursts);
+		o->gro_merge = ratio(ds->gro_in, ds->gro_out);
+		o->out_expected = ds->rx_pkts - (ds->gro_in - ds->gro_out) +
+				  (ds->gso_segs - ds->gso_sw_frames);
 
 		out->rx_pkts += o->rx_pkts;
 		out->tx_pkts += o->tx_pkts;

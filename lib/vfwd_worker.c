@@ -44,61 +44,165 @@ sum_pkt_len(struct rte_mbuf **pkts, uint16_t n)
 	return bytes;
 }
 
-static inline uint16_t
-forward_stream(const struct vfwd_worker *w, const struct vfwd_stream *s,
-	       const struct vfwd_knobs *k, struct vfwd_dir_stats *d)
+/* Send what a stage produced; count it as sent or dropped. */
+static inline void
+send_burst(const struct vfwd_worker *w, const struct vfwd_stream *s, const struct vfwd_knobs *k,
+	   struct rte_mbuf **pkts, uint16_t n, struct vfwd_dir_stats *d)
 {
-	struct rte_mbuf *pkts[VFWD_MAX_BURST];
-	uint16_t nb_rx, nb_tx;
-	uint64_t bytes;
+	uint16_t nb_tx;
 
-	nb_rx = rte_eth_rx_burst(s->rx_port, s->rx_queue, pkts, k->burst);
-	d->rx_burst_hist[nb_rx]++;
-	if (nb_rx == 0)
-		return 0;
-
-	bytes = sum_pkt_len(pkts, nb_rx);
-	d->rx_pkts += nb_rx;
-	d->rx_bytes += bytes;
-
+	if (n == 0)
+		return;
 	if (unlikely(!stream_tx_ready(w, s))) {
-		rte_pktmbuf_free_bulk(pkts, nb_rx);
-		d->drops[VFWD_DROP_PEER_DOWN] += nb_rx;
-		return nb_rx;
+		rte_pktmbuf_free_bulk(pkts, n);
+		d->drops[VFWD_DROP_PEER_DOWN] += n;
+		return;
 	}
-
-	nb_tx = rte_eth_tx_burst(s->tx_port, s->tx_queue, pkts, nb_rx);
+	nb_tx = rte_eth_tx_burst(s->tx_port, s->tx_queue, pkts, n);
 	/* Retry only while the peer makes room (as OVS does for vhost): a
 	 * full ring that took nothing gives up at once instead of spinning
 	 * on the ring's cache lines and slowing the peer that drains it. */
-	for (uint16_t retry = 0, last = nb_tx; nb_tx < nb_rx && last && retry < k->tx_retry;
-	     retry++) {
-		last = rte_eth_tx_burst(s->tx_port, s->tx_queue, pkts + nb_tx, nb_rx - nb_tx);
+	for (uint16_t retry = 0, last = nb_tx; nb_tx < n && last && retry < k->tx_retry; retry++) {
+		last = rte_eth_tx_burst(s->tx_port, s->tx_queue, pkts + nb_tx, n - nb_tx);
 		nb_tx += last;
 	}
-	if (unlikely(nb_tx < nb_rx)) {
-		uint16_t left = nb_rx - nb_tx;
-
-		bytes -= sum_pkt_len(pkts + nb_tx, left);
-		rte_pktmbuf_free_bulk(pkts + nb_tx, left);
-		d->drops[VFWD_DROP_TX_FULL] += left;
-	}
+	d->tx_bytes += sum_pkt_len(pkts, nb_tx);
 	d->tx_pkts += nb_tx;
-	d->tx_bytes += bytes;
+	if (unlikely(nb_tx < n)) {
+		rte_pktmbuf_free_bulk(pkts + nb_tx, n - nb_tx);
+		d->drops[VFWD_DROP_TX_FULL] += n - nb_tx;
+	}
+}
+
+static inline uint16_t
+receive(const struct vfwd_stream *s, const struct vfwd_knobs *k, struct rte_mbuf **pkts,
+	struct vfwd_dir_stats *d)
+{
+	uint16_t nb_rx = rte_eth_rx_burst(s->rx_port, s->rx_queue, pkts, k->burst);
+
+	d->rx_burst_hist[nb_rx]++;
+	d->rx_pkts += nb_rx;
+	d->rx_bytes += sum_pkt_len(pkts, nb_rx);
 	return nb_rx;
 }
 
+/* VM -> wire: what vhost_net + tap do with a guest's TSO frames and
+ * partial checksums, then send. */
+static inline uint32_t
+forward_to_wire(const struct vfwd_worker *w, const struct vfwd_stream *s,
+		const struct vfwd_wire_tx *wtx, const struct vfwd_knobs *k, struct vfwd_dir_stats *d)
+{
+	struct rte_mbuf *pkts[VFWD_MAX_BURST];
+	struct rte_mbuf *out[VFWD_MAX_BURST + VFWD_GSO_MAX_SEGS];
+	uint16_t nb_rx = receive(s, k, pkts, d), no = 0;
+	bool prep = false;
+
+	for (uint16_t i = 0; i < nb_rx; i++)
+		prep |= vfwd_needs_prep(pkts[i]);
+	if (likely(!prep)) {
+		send_burst(w, s, k, pkts, nb_rx, d);
+		return nb_rx;
+	}
+	for (uint16_t i = 0; i < nb_rx; i++) {
+		if (no + VFWD_GSO_MAX_SEGS > (int)RTE_DIM(out)) {
+			send_burst(w, s, k, out, no, d);
+			no = 0;
+		}
+		no += vfwd_wire_tx_prepare(wtx, pkts[i], out + no, RTE_DIM(out) - no, d);
+	}
+	send_burst(w, s, k, out, no, d);
+	return nb_rx;
+}
+
+/* Heavy GRO: send what it held, all of it or what waited too long. */
+static inline uint32_t
+flush_held(const struct vfwd_worker *w, const struct vfwd_stream *s, struct vfwd_gro *gro,
+	   const struct vfwd_knobs *k, bool all, uint64_t now, struct vfwd_dir_stats *d)
+{
+	struct rte_mbuf *out[VFWD_GRO_HOLD_MAX];
+	/* a timeout of 0 flushes everything */
+	uint64_t timeout = all ? 0 : k->gro.flush_us * (rte_get_tsc_hz() / 1000000);
+	uint16_t n = vfwd_gro_flush(gro, timeout, now, out, RTE_DIM(out), d);
+
+	send_burst(w, s, k, out, n, d);
+	return n;
+}
+
+/* wire -> VM: GRO (the NAPI GRO twin) when the guest takes GSO frames. */
+static inline uint32_t
+forward_to_vm(const struct vfwd_worker *w, const struct vfwd_stream *s, struct vfwd_gro *gro,
+	      const struct vfwd_knobs *k, uint64_t now, struct vfwd_dir_stats *d)
+{
+	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+	bool gro_on = k->gro.enabled && w->port_state[s->tx_port].guest_gso;
+	uint16_t nb_rx = receive(s, k, pkts, d), n = nb_rx;
+	uint32_t moved = nb_rx;
+
+	if (unlikely(vfwd_gro_held(gro))) {
+		/* held segments never wait for new traffic: the queue ran
+		 * empty, GRO was switched off or away from heavy mode */
+		bool all = nb_rx == 0 || !gro_on || k->gro.mode != VFWD_GRO_HEAVY;
+
+		moved += flush_held(w, s, gro, k, all, now, d);
+	}
+	if (nb_rx && gro_on)
+		n = vfwd_gro_burst(gro, &k->gro, pkts, nb_rx, now, d);
+	send_burst(w, s, k, pkts, n, d);
+	return moved;
+}
+
 uint32_t
-vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs)
+vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
 {
 	uint32_t nb = 0;
 
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
 		const struct vfwd_stream *s = &w->streams[i];
+		struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
 
-		nb += forward_stream(w, s, knobs, &w->stats.dir[s->dir]);
+		if (s->dir == VFWD_DIR_VM_TO_WIRE)
+			nb += forward_to_wire(w, s, &w->offload[i].wire_tx, knobs, d);
+		else
+			nb += forward_to_vm(w, s, &w->offload[i].gro, knobs, now, d);
 	}
 	return nb;
+}
+
+int
+vfwd_worker_offload_init(struct vfwd_worker *w, struct rte_mempool *pool,
+			 struct rte_mempool *indirect_pool, uint16_t gro_flows, int socket)
+{
+	const struct vfwd_gro_conf conf = {.max_flows = gro_flows};
+
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		const struct vfwd_stream *s = &w->streams[i];
+		const struct vfwd_port_state *tx = &w->port_state[s->tx_port];
+
+		if (s->dir == VFWD_DIR_WIRE_TO_VM) {
+			if (vfwd_gro_init(&w->offload[i].gro, &conf, socket) != 0) {
+				vfwd_worker_offload_fini(w);
+				return -ENOMEM;
+			}
+			continue;
+		}
+		w->offload[i].wire_tx = (struct vfwd_wire_tx){
+			.tso_offload = tx->tx_tso,
+			.ip_cksum_offload = tx->tx_ip_cksum,
+			.l4_cksum_offload = tx->tx_l4_cksum,
+			.max_frame = tx->max_frame,
+			.gso = {.direct_pool = pool, .indirect_pool = indirect_pool,
+				.gso_types = RTE_ETH_TX_OFFLOAD_TCP_TSO},
+		};
+	}
+	return 0;
+}
+
+void
+vfwd_worker_offload_fini(struct vfwd_worker *w)
+{
+	for (uint16_t i = 0; i < w->nb_streams; i++)
+		if (w->streams[i].dir == VFWD_DIR_WIRE_TO_VM)
+			vfwd_gro_fini(&w->offload[i].gro);
 }
 
 /* Take the newest knob set if control published one. An acquire load and a
@@ -126,7 +230,7 @@ vfwd_worker_main(void *arg)
 
 	__atomic_store_n(&w->knob_gen_seen, gen, __ATOMIC_RELEASE);
 	while (w->running) {
-		uint32_t nb = vfwd_worker_round(w, &knobs);
+		uint32_t nb = vfwd_worker_round(w, &knobs, prev);
 		uint64_t now = rte_rdtsc();
 
 		if (nb)
@@ -136,6 +240,15 @@ vfwd_worker_main(void *arg)
 		st->rounds++;
 		prev = now;
 		poll_knobs(w, &gen, &knobs);
+	}
+	/* nothing stays held in GRO once we stop */
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		const struct vfwd_stream *s = &w->streams[i];
+
+		if (s->dir == VFWD_DIR_WIRE_TO_VM)
+			while (vfwd_gro_held(&w->offload[i].gro))
+				flush_held(w, s, &w->offload[i].gro, &knobs, true, prev,
+					   &st->dir[s->dir]);
 	}
 	return 0;
 }

@@ -50,6 +50,8 @@ defaults(void)
 	CHECK(o.stats_period_s == 0 && o.duration_s == 0);
 	CHECK(o.stats_format == VFWD_STATS_TEXT);
 	CHECK(!o.help);
+	CHECK(!o.knobs.gro.enabled && o.knobs.gro.mode == VFWD_GRO_LIGHT);
+	CHECK(o.knobs.gro.flush_us == 50 && o.knobs.gro.max_flows == 64);
 }
 
 static void
@@ -64,6 +66,10 @@ good_values(void)
 	CHECK(PARSE("--stats-period", "0.5") == 0 && o.stats_period_s == 0.5);
 	CHECK(PARSE("--duration", "3") == 0 && o.duration_s == 3);
 	CHECK(PARSE("--stats-format", "json") == 0 && o.stats_format == VFWD_STATS_JSON);
+	CHECK(PARSE("--gro") == 0 && o.knobs.gro.enabled);
+	CHECK(PARSE("--gro-mode", "heavy") == 0 && o.knobs.gro.mode == VFWD_GRO_HEAVY);
+	CHECK(PARSE("--gro-flush-us", "0") == 0 && o.knobs.gro.flush_us == 0);
+	CHECK(PARSE("--gro-flows", "1024") == 0 && o.knobs.gro.max_flows == 1024);
 	CHECK(PARSE("-h") == 0 && o.help);
 	CHECK(PARSE("--help") == 0 && o.help);
 }
@@ -105,6 +111,11 @@ bad_values(void)
 	}
 	check_rejects("--tx-retry", "10001");
 	check_rejects("--tx-retry", "-1");
+	check_rejects("--gro-mode", "medium");
+	check_rejects("--gro-flush-us", "1000001");
+	check_rejects("--gro-flush-us", "-1");
+	check_rejects("--gro-flows", "0");
+	check_rejects("--gro-flows", "1025");
 	check_rejects("--stats-format", "xml");
 	check_rejects("--stats-format", "");
 }
@@ -117,6 +128,7 @@ bad_shapes(void)
 	CHECK(PARSE("--burst") == -EINVAL && strstr(err, "--burst"));
 	CHECK(PARSE("stray") == -EINVAL && strstr(err, "stray"));
 	CHECK(PARSE("--help=yes") == -EINVAL && strstr(err, "--help"));
+	CHECK(PARSE("--gro=on") == -EINVAL && strstr(err, "--gro"));
 	CHECK(PARSE("--rxq", "4", "--txq", "2") == -EINVAL && strstr(err, "--txq"));
 }
 

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Offload stages: packet typing, GRO toward the VM, TSO/GSO and checksums
+ * toward the wire. See vfwd_offload.h.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_gro.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "vfwd.h"
+
+/* ------------------------------------------------------------- typing */
+
+enum vfwd_parse
+vfwd_parse(struct rte_mbuf *m)
+{
+	const uint32_t seg_len = rte_pktmbuf_data_len(m);
+	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint32_t l2 = sizeof(struct rte_ether_hdr);
+	uint32_t l3, l4, ip_end;
+	uint16_t ether_type;
+	uint8_t proto;
+	bool v4;
+
+	if (seg_len < l2 + sizeof(struct rte_ipv4_hdr))
+		return VFWD_PARSE_OTHER;
+	ether_type = rte_be_to_cpu_16(((const struct rte_ether_hdr *)p)->ether_type);
+	if (ether_type == RTE_ETHER_TYPE_IPV4) {
+		const struct rte_ipv4_hdr *ip = (const void *)(p + l2);
+
+		v4 = true;
+		if ((ip->version_ihl >> 4) != 4)
+			return VFWD_PARSE_BAD;
+		l3 = (ip->version_ihl & 0xf) * 4u;
+		if (l3 < sizeof(*ip))
+			return VFWD_PARSE_BAD;
+		ip_end = l2 + rte_be_to_cpu_16(ip->total_length);
+		if (ip_end < l2 + l3 || ip_end > pkt_len || l2 + l3 > seg_len)
+			return VFWD_PARSE_BAD;
+		if (rte_be_to_cpu_16(ip->fragment_offset) &
+		    (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))
+			return VFWD_PARSE_OTHER;
+		proto = ip->next_proto_id;
+	} else if (ether_type == RTE_ETHER_TYPE_IPV6) {
+		const struct rte_ipv6_hdr *ip = (const void *)(p + l2);
+
+		v4 = false;
+		l3 = sizeof(*ip);
+		if (l2 + l3 > seg_len)
+			return VFWD_PARSE_OTHER;
+		if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)
+			return VFWD_PARSE_BAD;
+		ip_end = l2 + l3 + rte_be_to_cpu_16(ip->payload_len);
+		if (ip_end > pkt_len)
+			return VFWD_PARSE_BAD;
+		proto = ip->proto;
+	} else {
+		return VFWD_PARSE_OTHER; /* ARP, VLAN, QinQ, ... */
+	}
+
+	if (proto == IPPROTO_TCP) {
+		const struct rte_tcp_hdr *th = (const void *)(p + l2 + l3);
+
+		if (l2 + l3 + sizeof(*th) > seg_len || l2 + l3 + sizeof(*th) > ip_end)
+			return VFWD_PARSE_BAD;
+		l4 = (th->data_off >> 4) * 4u;
+		if (l4 < sizeof(*th) || l2 + l3 + l4 > ip_end || l2 + l3 + l4 > seg_len)
+			return VFWD_PARSE_BAD;
+		m->packet_type = RTE_PTYPE_L4_TCP;
+	} else if (proto == IPPROTO_UDP) {
+		l4 = sizeof(struct rte_udp_hdr);
+		if (l2 + l3 + l4 > ip_end || l2 + l3 + l4 > seg_len)
+			return VFWD_PARSE_BAD;
+		m->packet_type = RTE_PTYPE_L4_UDP;
+	} else {
+		return VFWD_PARSE_OTHER;
+	}
+	m->packet_type |= RTE_PTYPE_L2_ETHER | (v4 ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV6);
+	m->l2_len = l2;
+	m->l3_len = l3;
+	m->l4_len = l4;
+	if (proto == IPPROTO_TCP)
+		return v4 ? VFWD_PARSE_TCP4 : VFWD_PARSE_TCP6;
+	return v4 ? VFWD_PARSE_UDP4 : VFWD_PARSE_UDP6;
+}
+
+/* ---------------------------------------------------------------- GRO */
+
+enum gro_class {
+	GRO_MERGEABLE, /* TCP/IPv4 ACK-only data segment librte_gro can take */
+	GRO_BREAKER,   /* other TCP: may belong to a held flow, must not pass it */
+	GRO_PASS,      /* not TCP: no flow to keep in order with */
+};
+
+static enum gro_class
+gro_classify(struct rte_mbuf *m)
+{
+	enum vfwd_parse kind = vfwd_parse(m);
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_tcp_hdr *th;
+
+	if (kind == VFWD_PARSE_TCP6)
+		return GRO_BREAKER; /* not merged in 22.11, but keep it in order */
+	if (kind != VFWD_PARSE_TCP4)
+		return kind == VFWD_PARSE_BAD ? GRO_BREAKER : GRO_PASS;
+	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, m->l2_len);
+	th = rte_pktmbuf_mtod_offset(m, const struct rte_tcp_hdr *, m->l2_len + m->l3_len);
+	if (m->nb_segs != 1 || m->l3_len != sizeof(*ip) || th->tcp_flags != RTE_TCP_ACK_FLAG ||
+	    rte_be_to_cpu_16(ip->total_length) <= m->l3_len + m->l4_len)
+		return GRO_BREAKER;
+	return GRO_MERGEABLE;
+}
+
+void
+vfwd_gro_mark_gso(struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, m->l2_len);
+	struct rte_tcp_hdr *th =
+		rte_pktmbuf_mtod_offset(m, struct rte_tcp_hdr *, m->l2_len + m->l3_len);
+	uint32_t hdr = m->l2_len + m->l3_len + m->l4_len;
+
+	/* The head segment still holds the first segment: its payload is the
+	 * MSS the sender used. */
+	m->tso_segsz = rte_pktmbuf_data_len(m) - hdr;
+	m->ol_flags &= ~(RTE_MBUF_F_TX_OFFLOAD_MASK);
+	m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_TCP_CKSUM;
+	/* librte_gro rewrote the total length only */
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	/* NEEDS_CSUM: the partial sum over the pseudo-header, as Linux keeps
+	 * it for CHECKSUM_PARTIAL (length included) */
+	th->cksum = rte_ipv4_phdr_cksum(ip, 0);
+}
+
+int
+vfwd_gro_init(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, int socket)
+{
+	struct rte_gro_param param = {
+		.gro_types = RTE_GRO_TCP_IPV4,
+		.max_flow_num = conf->max_flows,
+		.max_item_per_flow = VFWD_GRO_ITEMS_PER_FLOW,
+		.socket_id = socket < 0 ? 0 : socket,
+	};
+
+	/* created whatever the mode, so that the mode can change at runtime */
+	memset(g, 0, sizeof(*g));
+	g->ctx = rte_gro_ctx_create(&param);
+	if (g->ctx == NULL)
+		return -ENOMEM;
+	g->ctx_flows = conf->max_flows;
+	return 0;
+}
+
+void
+vfwd_gro_fini(struct vfwd_gro *g)
+{
+	if (g->ctx)
+		rte_gro_ctx_destroy(g->ctx);
+	memset(g, 0, sizeof(*g));
+}
+
+uint32_t
+vfwd_gro_held(const struct vfwd_gro *g)
+{
+	return g->ctx ? rte_gro_get_pkt_count(g->ctx) : 0;
+}
+
+/* Merged packets out of librte_gro are chains; mark those for the guest. */
+static void
+mark_merged(struct rte_mbuf **pkts, uint16_t n, struct vfwd_dir_stats *st)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		if (pkts[i]->nb_segs > 1) {
+			vfwd_gro_mark_gso(pkts[i]);
+			st->gro_merged++;
+		}
+	}
+	st->gro_out += n;
+}
+
+uint16_t
+vfwd_gro_flush(struct vfwd_gro *g, uint64_t timeout_cycles, uint64_t now, struct rte_mbuf **out,
+	       uint16_t max, struct vfwd_dir_stats *st)
+{
+	uint16_t n;
+
+	if (g->ctx == NULL || rte_gro_get_pkt_count(g->ctx) == 0)
+		return 0;
+	if (timeout_cycles && now - g->held_since < timeout_cycles)
+		return 0;
+	n = rte_gro_timeout_flush(g->ctx, timeout_cycles, RTE_GRO_TCP_IPV4, out, max);
+	if (n) {
+		st->gro_flushes++;
+		mark_merged(out, n, st);
+	}
+	/* what is left arrived after the flushed ones: restart its clock */
+	g->held_since = now;
+	return n;
+}
+
+/* Merge one run of mergeable segments into out; returns the count. */
+static uint16_t
+gro_run(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf **run, uint16_t nr,
+	struct rte_mbuf **out, uint64_t now, struct vfwd_dir_stats *st)
+{
+	uint16_t n, held_out = 0;
+
+	if (nr == 0)
+		return 0;
+	st->gro_in += nr;
+	if (conf->mode != VFWD_GRO_HEAVY || g->ctx == NULL) {
+		/* light: librte_gro takes at most RTE_GRO_MAX_BURST_ITEM_NUM
+		 * items a call; what it cannot take it puts last, so feed it
+		 * chunks it can take whole */
+		uint16_t done = 0;
+
+		n = 0;
+		while (done < nr) {
+			uint16_t chunk = RTE_MIN(nr - done, (uint16_t)RTE_GRO_MAX_BURST_ITEM_NUM);
+			struct rte_gro_param param = {
+				.gro_types = RTE_GRO_TCP_IPV4,
+				.max_flow_num = RTE_MIN(conf->max_flows, chunk),
+				.max_item_per_flow = chunk,
+			};
+			uint16_t m = rte_gro_reassemble_burst(run + done, chunk, &param);
+
+			memcpy(out + n, run + done, m * sizeof(run[0]));
+			n += m;
+			done += chunk;
+		}
+		mark_merged(out, n, st);
+		return n;
+	}
+	/* Heavy: make room first, so that no segment is refused for a full
+	 * table while earlier segments of its flow are held. */
+	if (vfwd_gro_held(g) + nr > RTE_MIN((uint32_t)VFWD_GRO_HOLD_MAX,
+					    (uint32_t)g->ctx_flows * VFWD_GRO_ITEMS_PER_FLOW))
+		held_out = vfwd_gro_flush(g, 0, now, out, VFWD_GRO_HOLD_MAX, st);
+	if (vfwd_gro_held(g) == 0)
+		g->held_since = now;
+	n = rte_gro_reassemble(run, nr, g->ctx);
+	/* refused (table full: a new flow, nothing of it held) */
+	memcpy(out + held_out, run, n * sizeof(run[0]));
+	st->gro_out += n;
+	return held_out + n;
+}
+
+uint16_t
+vfwd_gro_burst(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf **pkts,
+	       uint16_t n, uint64_t now, struct vfwd_dir_stats *st)
+{
+	struct rte_mbuf *run[VFWD_MAX_BURST], *pass[VFWD_MAX_BURST];
+	struct rte_mbuf *out[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+	uint16_t nr = 0, np = 0, no = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		switch (gro_classify(m)) {
+		case GRO_MERGEABLE:
+			run[nr++] = m;
+			break;
+		case GRO_BREAKER:
+			no += gro_run(g, conf, run, nr, out + no, now, st);
+			nr = 0;
+			no += vfwd_gro_flush(g, 0, now, out + no, VFWD_GRO_HOLD_MAX, st);
+			out[no++] = m;
+			break;
+		case GRO_PASS:
+			pass[np++] = m;
+			break;
+		}
+	}
+	no += gro_run(g, conf, run, nr, out + no, now, st);
+	memcpy(out + no, pass, np * sizeof(pass[0]));
+	no += np;
+	/* at most the burst plus what was held (<= VFWD_GRO_HOLD_MAX) */
+	memcpy(pkts, out, no * sizeof(out[0]));
+	return no;
+}
+
+/* --------------------------------------------------------- toward wire */
+
+static void
+count_drop(struct rte_mbuf *m, enum vfwd_drop_cause why, struct vfwd_dir_stats *st)
+{
+	rte_pktmbuf_free(m);
+	st->drops[why]++;
+}
+
+/* Complete the L4 checksum of a parsed packet in software. */
+static void
+sw_l4_cksum(struct rte_mbuf *m, enum vfwd_parse kind, struct vfwd_dir_stats *st)
+{
+	void *l3 = rte_pktmbuf_mtod_offset(m, void *, m->l2_len);
+	void *l4 = rte_pktmbuf_mtod_offset(m, void *, m->l2_len + m->l3_len);
+	uint16_t off = m->l2_len + m->l3_len;
+	bool tcp = kind == VFWD_PARSE_TCP4 || kind == VFWD_PARSE_TCP6;
+	uint16_t sum;
+
+	if (tcp)
+		((struct rte_tcp_hdr *)l4)->cksum = 0;
+	else
+		((struct rte_udp_hdr *)l4)->dgram_cksum = 0;
+	if (kind == VFWD_PARSE_TCP4 || kind == VFWD_PARSE_UDP4)
+		sum = rte_ipv4_udptcp_cksum_mbuf(m, l3, off);
+	else
+		sum = rte_ipv6_udptcp_cksum_mbuf(m, l3, off);
+	if (tcp)
+		((struct rte_tcp_hdr *)l4)->cksum = sum;
+	else
+		((struct rte_udp_hdr *)l4)->dgram_cksum = sum;
+	st->sw_cksums++;
+}
+
+static void
+set_l4_offload(struct rte_mbuf *m, enum vfwd_parse kind)
+{
+	void *l3 = rte_pktmbuf_mtod_offset(m, void *, m->l2_len);
+	void *l4 = rte_pktmbuf_mtod_offset(m, void *, m->l2_len + m->l3_len);
+	bool v4 = kind == VFWD_PARSE_TCP4 || kind == VFWD_PARSE_UDP4;
+	bool tcp = kind == VFWD_PARSE_TCP4 || kind == VFWD_PARSE_TCP6;
+	uint16_t phdr;
+
+	m->ol_flags &= ~RTE_MBUF_F_TX_OFFLOAD_MASK;
+	m->ol_flags |= (v4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6) |
+		       (tcp ? RTE_MBUF_F_TX_TCP_CKSUM : RTE_MBUF_F_TX_UDP_CKSUM);
+	phdr = v4 ? rte_ipv4_phdr_cksum(l3, m->ol_flags) : rte_ipv6_phdr_cksum(l3, m->ol_flags);
+	if (tcp)
+		((struct rte_tcp_hdr *)l4)->cksum = phdr;
+	else
+		((struct rte_udp_hdr *)l4)->dgram_cksum = phdr;
+}
+
+/* Software segmentation: librte_gso, then checksums per segment. */
+static uint16_t
+sw_segment(const struct vfwd_wire_tx *w, struct rte_mbuf *m, uint16_t segsz,
+	   struct rte_mbuf **out, uint16_t room, struct vfwd_dir_stats *st)
+{
+	struct rte_gso_ctx gso = w->gso;
+	const uint8_t l2 = m->l2_len, l3 = m->l3_len, l4 = m->l4_len;
+	int n;
+
+	gso.gso_size = l2 + l3 + l4 + segsz;
+	m->ol_flags &= ~RTE_MBUF_F_TX_OFFLOAD_MASK;
+	m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IPV4;
+	n = rte_gso_segment(m, &gso, out, room);
+	if (n <= 0) {
+		count_drop(m, n == 0 ? VFWD_DROP_BAD_GSO : VFWD_DROP_NO_MBUF, st);
+		return 0;
+	}
+	/* the segments hold references to m's data */
+	rte_pktmbuf_free(m);
+	for (int i = 0; i < n; i++) {
+		struct rte_mbuf *s = out[i];
+		struct rte_ipv4_hdr *ip;
+
+		s->l2_len = l2;
+		s->l3_len = l3;
+		s->l4_len = l4;
+		ip = rte_pktmbuf_mtod_offset(s, struct rte_ipv4_hdr *, l2);
+
+		if (w->ip_cksum_offload && w->l4_cksum_offload) {
+			set_l4_offload(s, VFWD_PARSE_TCP4);
+			s->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+			ip->hdr_checksum = 0;
+		} else {
+			ip->hdr_checksum = 0;
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+			sw_l4_cksum(s, VFWD_PARSE_TCP4, st);
+		}
+	}
+	st->gso_sw_frames++;
+	st->gso_segs += n;
+	return n;
+}
+
+uint16_t
+vfwd_wire_tx_prepare(const struct vfwd_wire_tx *w, struct rte_mbuf *m, struct rte_mbuf **out,
+		     uint16_t room, struct vfwd_dir_stats *st)
+{
+	enum vfwd_parse kind;
+	uint32_t hdr, payload;
+	uint16_t segsz;
+
+	if (!vfwd_needs_prep(m)) {
+		out[0] = m;
+		return 1;
+	}
+	kind = vfwd_parse(m);
+	if (!(m->ol_flags & RTE_MBUF_F_RX_LRO)) {
+		/* a partial checksum only */
+		if (kind == VFWD_PARSE_OTHER || kind == VFWD_PARSE_BAD) {
+			count_drop(m, VFWD_DROP_BAD_CSUM, st);
+			return 0;
+		}
+		if (w->l4_cksum_offload)
+			set_l4_offload(m, kind);
+		else
+			sw_l4_cksum(m, kind, st);
+		out[0] = m;
+		return 1;
+	}
+
+	/* a TSO frame from the guest */
+	st->gso_frames++;
+	segsz = m->tso_segsz;
+	if (kind != VFWD_PARSE_TCP4 && kind != VFWD_PARSE_TCP6) {
+		count_drop(m, VFWD_DROP_BAD_GSO, st);
+		return 0;
+	}
+	hdr = m->l2_len + m->l3_len + m->l4_len;
+	payload = rte_pktmbuf_pkt_len(m) - hdr;
+	if (segsz == 0 || hdr + segsz > w->max_frame ||
+	    (payload + segsz - 1) / segsz > RTE_MIN(room, (uint16_t)VFWD_GSO_MAX_SEGS)) {
+		count_drop(m, VFWD_DROP_BAD_GSO, st);
+		return 0;
+	}
+	if (payload <= segsz) {
+		/* one segment's worth: a checksum is all it needs */
+		m->ol_flags &= ~RTE_MBUF_F_RX_LRO;
+		if (w->l4_cksum_offload)
+			set_l4_offload(m, kind);
+		else
+			sw_l4_cksum(m, kind, st);
+		out[0] = m;
+		return 1;
+	}
+	if (w->tso_offload) {
+		set_l4_offload(m, kind); /* sets the pseudo-header sum TSO wants */
+		m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG;
+		if (kind == VFWD_PARSE_TCP4) {
+			struct rte_tcp_hdr *th = rte_pktmbuf_mtod_offset(
+				m, struct rte_tcp_hdr *, m->l2_len + m->l3_len);
+
+			m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+			th->cksum = rte_ipv4_phdr_cksum(
+				rte_pktmbuf_mtod_offset(m, void *, m->l2_len), m->ol_flags);
+		} else {
+			struct rte_tcp_hdr *th = rte_pktmbuf_mtod_offset(
+				m, struct rte_tcp_hdr *, m->l2_len + m->l3_len);
+
+			th->cksum = rte_ipv6_phdr_cksum(
+				rte_pktmbuf_mtod_offset(m, void *, m->l2_len), m->ol_flags);
+		}
+		m->tso_segsz = segsz;
+		st->tso_offloaded++;
+		out[0] = m;
+		return 1;
+	}
+	if (kind != VFWD_PARSE_TCP4) {
+		/* librte_gso of 22.11 segments TCP over IPv4 only */
+		count_drop(m, VFWD_DROP_BAD_GSO, st);
+		return 0;
+	}
+	return sw_segment(w, m, segsz, out, room, st);
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Offload stages of the worker pipeline: what the kernel's NAPI GRO does
+ * toward the VM, and what vhost_net + tap do with a guest's TSO frames and
+ * partial checksums toward the wire. Each stage works on a burst array,
+ * allocates nothing but what librte_gso needs, and counts into the
+ * caller's per-direction stats.
+ */
+#ifndef VFWD_OFFLOAD_H
+#define VFWD_OFFLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_gso.h>
+#include <rte_mbuf.h>
+
+struct vfwd_dir_stats;
+
+/* ------------------------------------------------------------- typing */
+
+enum vfwd_parse {
+	VFWD_PARSE_OTHER,  /* not TCP/UDP over IPv4/IPv6 without extensions: leave alone */
+	VFWD_PARSE_TCP4,
+	VFWD_PARSE_TCP6,
+	VFWD_PARSE_UDP4,
+	VFWD_PARSE_UDP6,
+	VFWD_PARSE_BAD,    /* claims IP + TCP/UDP but its headers do not fit or lie */
+};
+
+/* Validate the Ethernet/IP/L4 headers of m against its length and fill
+ * packet_type and l2/l3/l4_len. Reads only bytes inside the packet; headers
+ * must sit in the first segment (they do for every PMD we use). An IPv4
+ * total length shorter than the frame (Ethernet padding) is fine; longer is
+ * BAD. IPv4 fragments, IPv6 extension headers and VLAN tags are OTHER. */
+enum vfwd_parse vfwd_parse(struct rte_mbuf *m);
+
+/* ---------------------------------------------------------------- GRO */
+
+enum vfwd_gro_mode { VFWD_GRO_LIGHT, VFWD_GRO_HEAVY };
+
+#define VFWD_GRO_MAX_FLOWS 1024
+#define VFWD_GRO_ITEMS_PER_FLOW 32
+/* Heavy mode holds at most this many segments (then flushes them all), so
+ * that a flush always fits a burst-sized array. */
+#define VFWD_GRO_HOLD_MAX 256
+
+struct vfwd_gro_conf {
+	bool enabled;
+	uint8_t mode;          /* enum vfwd_gro_mode */
+	uint16_t max_flows;    /* 1..VFWD_GRO_MAX_FLOWS */
+	uint32_t flush_us;     /* heavy: flush what waited this long */
+};
+
+/* Per stream toward a VM, owned by the stream's worker. */
+struct vfwd_gro {
+	void *ctx;             /* heavy mode context, NULL when not created */
+	uint16_t ctx_flows;    /* what ctx was created for */
+	uint64_t held_since;   /* TSC of the oldest packet held in ctx */
+};
+
+/* Create the heavy-mode context for conf->max_flows (control plane, before
+ * launch; also in light mode, so that the mode can change at runtime).
+ * Returns 0 or -ENOMEM. */
+int vfwd_gro_init(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, int socket);
+void vfwd_gro_fini(struct vfwd_gro *g);
+
+/* Merge the TCP/IPv4 segments of pkts[0..n) in place; returns the new
+ * count. Merged packets leave as one GSO frame for a virtio guest
+ * (TX_TCP_SEG, tso_segsz = the segments' MSS, NEEDS_CSUM via TX_TCP_CKSUM,
+ * IPv4 header checksum recomputed). Per flow, order is kept: a TCP segment
+ * that cannot merge (PSH, FIN, SYN, options, ...) first sends out what its
+ * run merged (heavy mode: everything held). Heavy mode keeps segments
+ * across calls; pkts must have room for n + VFWD_GRO_HOLD_MAX. */
+uint16_t vfwd_gro_burst(struct vfwd_gro *g, const struct vfwd_gro_conf *conf,
+			struct rte_mbuf **pkts, uint16_t n, uint64_t now,
+			struct vfwd_dir_stats *st);
+
+/* Heavy mode: move what waited longer than timeout_cycles (all of it with
+ * 0) to out[0..max). Call on every poll, empty ones too. */
+uint16_t vfwd_gro_flush(struct vfwd_gro *g, uint64_t timeout_cycles, uint64_t now,
+			struct rte_mbuf **out, uint16_t max, struct vfwd_dir_stats *st);
+uint32_t vfwd_gro_held(const struct vfwd_gro *g);
+
+/* Mark a merged TCP/IPv4 packet (chained, lengths set) for a virtio guest
+ * as one GSO frame. */
+void vfwd_gro_mark_gso(struct rte_mbuf *m);
+
+/* --------------------------------------------------------- toward wire */
+
+/* The most segments one guest TSO frame may become. */
+#define VFWD_GSO_MAX_SEGS 128
+
+/* Per stream toward the wire, owned by the stream's worker. */
+struct vfwd_wire_tx {
+	bool tso_offload;      /* the wire port segments TCP itself (TCP_TSO) */
+	bool ip_cksum_offload; /* ... and computes IPv4 / TCP / UDP checksums */
+	bool l4_cksum_offload;
+	uint16_t max_frame;    /* the wire's MTU + Ethernet header */
+	struct rte_gso_ctx gso;
+};
+
+/* Make one guest frame fit the wire: segment a TSO frame (the port's TSO
+ * offload, else librte_gso), complete a partial checksum (offload, else
+ * software). Writes the packets to send to out[0..room) and returns their
+ * count; 0 means m was dropped (freed and counted). room must be at least
+ * VFWD_GSO_MAX_SEGS. Frames without RX_LRO or a partial checksum pass as
+ * they are. */
+uint16_t vfwd_wire_tx_prepare(const struct vfwd_wire_tx *w, struct rte_mbuf *m,
+			      struct rte_mbuf **out, uint16_t room, struct vfwd_dir_stats *st);
+
+/* Flags of guest frames that need vfwd_wire_tx_prepare(): OR a burst's
+ * ol_flags and test once. */
+#define VFWD_RX_NEEDS_PREP (RTE_MBUF_F_RX_LRO | RTE_MBUF_F_RX_L4_CKSUM_MASK)
+
+static inline bool
+vfwd_needs_prep(const struct rte_mbuf *m)
+{
+	return (m->ol_flags & RTE_MBUF_F_RX_LRO) ||
+	       (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_NONE;
+}
+
+#endif /* VFWD_OFFLOAD_H */

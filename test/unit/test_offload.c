@@ -1,0 +1,831 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The offload stages on crafted packets: typing, GRO (light and heavy),
+ * TSO/GSO and checksums toward the wire. Frames that may be malformed sit
+ * in heap buffers of their exact size (attached as external mbuf buffers),
+ * so that under AddressSanitizer any read past a frame's end fails the
+ * test. Needs EAL (mempools) but no hugepages and no device.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "check.h"
+#include "vfwd.h"
+
+#define MSS 1000
+#define HDRS (14 + 20 + 20)
+
+static struct rte_mempool *pool, *indirect_pool;
+static struct vfwd_dir_stats st;
+
+/* ------------------------------------------------------------ frames */
+
+static uint8_t
+stream_byte(uint32_t flow, uint32_t off)
+{
+	return (uint8_t)(off * 7 + flow * 13 + (off >> 8));
+}
+
+static void
+free_ext(void *addr, void *opaque)
+{
+	free(addr);
+	free(opaque);
+}
+
+/* An mbuf whose data is a heap copy of exactly len bytes. */
+static struct rte_mbuf *
+ext_pkt(const uint8_t *bytes, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct rte_mbuf_ext_shared_info *shinfo = malloc(sizeof(*shinfo));
+	uint8_t *buf = malloc(len ? len : 1);
+
+	RTE_VERIFY(m && shinfo && buf);
+	memcpy(buf, bytes, len);
+	shinfo->free_cb = free_ext;
+	shinfo->fcb_opaque = shinfo;
+	rte_mbuf_ext_refcnt_set(shinfo, 1);
+	rte_pktmbuf_attach_extbuf(m, buf, rte_mem_virt2iova(buf), len ? len : 1, shinfo);
+	m->data_off = 0;
+	m->data_len = m->pkt_len = len;
+	return m;
+}
+
+/* An mbuf from the pool holding a copy of len bytes (len <= 2048). */
+static struct rte_mbuf *
+pool_pkt(const uint8_t *bytes, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+	RTE_VERIFY(m && len <= rte_pktmbuf_tailroom(m));
+	memcpy(rte_pktmbuf_append(m, len), bytes, len);
+	return m;
+}
+
+struct tcp_opts {
+	uint32_t flow;
+	uint32_t off;      /* stream offset of the first payload byte */
+	uint16_t payload;
+	uint8_t flags;
+	uint16_t ip_id;
+};
+
+/* Ethernet + IPv4 + TCP (+ payload from the flow's byte stream), valid
+ * checksums. Returns the frame length. */
+static uint16_t
+build_tcp4(uint8_t *f, const struct tcp_opts *o)
+{
+	struct rte_ether_hdr *eth = (void *)f;
+	struct rte_ipv4_hdr *ip = (void *)(eth + 1);
+	struct rte_tcp_hdr *th = (void *)(ip + 1);
+	uint8_t *pl = (uint8_t *)(th + 1);
+	uint16_t len = HDRS + o->payload;
+
+	memset(f, 0, HDRS);
+	eth->dst_addr.addr_bytes[0] = 2;
+	eth->src_addr.addr_bytes[0] = 2;
+	eth->src_addr.addr_bytes[5] = 1;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(len - 14);
+	ip->packet_id = rte_cpu_to_be_16(o->ip_id);
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = rte_cpu_to_be_32(0xc6120000 | (o->flow >> 8));
+	ip->dst_addr = rte_cpu_to_be_32(0xc6130001);
+	th->src_port = rte_cpu_to_be_16(1024 + (o->flow & 0xff));
+	th->dst_port = rte_cpu_to_be_16(5201);
+	th->sent_seq = rte_cpu_to_be_32(1000000 + o->off);
+	th->recv_ack = rte_cpu_to_be_32(7);
+	th->data_off = 5 << 4;
+	th->tcp_flags = o->flags;
+	th->rx_win = rte_cpu_to_be_16(65535);
+	for (uint32_t i = 0; i < o->payload; i++)
+		pl[i] = stream_byte(o->flow, o->off + i);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	return len;
+}
+
+static struct rte_mbuf *
+tcp_seg(uint32_t flow, uint32_t seg, uint8_t flags)
+{
+	static uint8_t f[HDRS + MSS];
+	struct tcp_opts o = {.flow = flow, .off = seg * MSS, .payload = MSS,
+			     .flags = flags, .ip_id = (uint16_t)seg};
+
+	return ext_pkt(f, build_tcp4(f, &o));
+}
+
+static uint32_t
+seq_of(const struct rte_mbuf *m)
+{
+	const struct rte_tcp_hdr *th = rte_pktmbuf_mtod_offset(m, const struct rte_tcp_hdr *, 34);
+
+	return rte_be_to_cpu_32(th->sent_seq) - 1000000;
+}
+
+static uint32_t
+flow_of(const struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, 14);
+	const struct rte_tcp_hdr *th = rte_pktmbuf_mtod_offset(m, const struct rte_tcp_hdr *, 34);
+
+	return ((rte_be_to_cpu_32(ip->src_addr) & 0xffff) << 8) |
+	       (rte_be_to_cpu_16(th->src_port) - 1024);
+}
+
+/* The TCP payload of m is the flow's byte stream at its sequence number,
+ * and the IPv4 total length matches the packet. Returns payload bytes. */
+static uint32_t
+check_tcp_payload(const struct rte_mbuf *m)
+{
+	static uint8_t buf[70000];
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, 14);
+	uint32_t len = rte_pktmbuf_pkt_len(m), flow = flow_of(m), off = seq_of(m);
+	const uint8_t *p = rte_pktmbuf_read(m, 0, len, buf);
+	bool ok = true;
+
+	CHECK(p != NULL);
+	CHECK(rte_be_to_cpu_16(ip->total_length) == len - 14);
+	for (uint32_t i = HDRS; p && i < len; i++)
+		ok = ok && p[i] == stream_byte(flow, off + i - HDRS);
+	CHECK(ok);
+	return len - HDRS;
+}
+
+static bool
+ip_cksum_ok(const struct rte_ipv4_hdr *ip)
+{
+	struct rte_ipv4_hdr copy = *ip;
+
+	copy.hdr_checksum = 0;
+	return rte_ipv4_cksum(&copy) == ip->hdr_checksum;
+}
+
+static void
+free_all(struct rte_mbuf **pkts, uint16_t n)
+{
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
+static const struct vfwd_gro_conf light = {.enabled = true, .mode = VFWD_GRO_LIGHT,
+					   .max_flows = 1024};
+static const struct vfwd_gro_conf heavy = {.enabled = true, .mode = VFWD_GRO_HEAVY,
+					   .max_flows = 64, .flush_us = 100};
+
+/* ---------------------------------------------------------------- GRO */
+
+static void
+merge_in_order(const struct vfwd_gro_conf *conf)
+{
+	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+	struct vfwd_gro g;
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_tcp_hdr *th;
+	uint16_t n;
+
+	CHECK(vfwd_gro_init(&g, conf, 0) == 0);
+	memset(&st, 0, sizeof(st));
+	for (int i = 0; i < 8; i++)
+		pkts[i] = tcp_seg(1, i, RTE_TCP_ACK_FLAG);
+	n = vfwd_gro_burst(&g, conf, pkts, 8, 1000, &st);
+	if (conf->mode == VFWD_GRO_HEAVY) {
+		CHECK(n == 0 && vfwd_gro_held(&g) == 1);
+		n = vfwd_gro_flush(&g, 0, 2000, pkts, VFWD_MAX_BURST, &st);
+		CHECK(st.gro_flushes == 1);
+	}
+	CHECK(n == 1 && vfwd_gro_held(&g) == 0);
+	CHECK(st.gro_in == 8 && st.gro_out == 1 && st.gro_merged == 1);
+	if (n == 1) {
+		struct rte_mbuf *m = pkts[0];
+
+		ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, 14);
+		th = rte_pktmbuf_mtod_offset(m, const struct rte_tcp_hdr *, 34);
+		CHECK(m->nb_segs == 8 && m->pkt_len == HDRS + 8 * MSS);
+		CHECK(check_tcp_payload(m) == 8 * MSS && seq_of(m) == 0);
+		CHECK(m->tso_segsz == MSS);
+		CHECK((m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) && (m->ol_flags & RTE_MBUF_F_TX_IPV4));
+		CHECK((m->ol_flags & RTE_MBUF_F_TX_L4_MASK) == RTE_MBUF_F_TX_TCP_CKSUM);
+		CHECK(m->l2_len == 14 && m->l3_len == 20 && m->l4_len == 20);
+		CHECK(ip_cksum_ok(ip));
+		CHECK(th->cksum == rte_ipv4_phdr_cksum(ip, 0));
+		CHECK(th->tcp_flags == RTE_TCP_ACK_FLAG);
+	}
+	free_all(pkts, n);
+	vfwd_gro_fini(&g);
+}
+
+static void
+merge_light(void)
+{
+	merge_in_order(&light);
+}
+
+static void
+merge_heavy(void)
+{
+	merge_in_order(&heavy);
+}
+
+/* A PSH/FIN/SYN segment is not merged and does not overtake its flow. */
+static void
+flags_keep_order(const struct vfwd_gro_conf *conf)
+{
+	static const uint8_t breaker[] = {RTE_TCP_PSH_FLAG | RTE_TCP_ACK_FLAG,
+					  RTE_TCP_FIN_FLAG | RTE_TCP_ACK_FLAG, RTE_TCP_SYN_FLAG};
+	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+
+	for (size_t b = 0; b < RTE_DIM(breaker); b++) {
+		struct vfwd_gro g;
+		uint16_t n, total = 0;
+		uint32_t expect = 0;
+
+		CHECK(vfwd_gro_init(&g, conf, 0) == 0);
+		for (int i = 0; i < 9; i++)
+			pkts[i] = tcp_seg(2, i, i == 4 ? breaker[b] : RTE_TCP_ACK_FLAG);
+		n = vfwd_gro_burst(&g, conf, pkts, 9, 0, &st);
+		n += vfwd_gro_flush(&g, 0, 0, pkts + n, VFWD_MAX_BURST, &st);
+		/* 0-3 merged, 4 alone, 5-8 merged; in stream order */
+		CHECK(n == 3);
+		for (uint16_t i = 0; i < n; i++) {
+			CHECK(seq_of(pkts[i]) == expect);
+			expect += check_tcp_payload(pkts[i]);
+			total++;
+		}
+		CHECK(expect == 9 * MSS);
+		if (n == 3) {
+			const struct rte_tcp_hdr *th =
+				rte_pktmbuf_mtod_offset(pkts[1], const struct rte_tcp_hdr *, 34);
+
+			CHECK(th->tcp_flags == breaker[b] && pkts[1]->nb_segs == 1);
+			CHECK(!(pkts[1]->ol_flags & RTE_MBUF_F_TX_TCP_SEG));
+		}
+		free_all(pkts, n);
+		vfwd_gro_fini(&g);
+	}
+}
+
+static void
+flags_light(void)
+{
+	flags_keep_order(&light);
+}
+
+static void
+flags_heavy(void)
+{
+	flags_keep_order(&heavy);
+}
+
+/* Out of order and duplicate segments: nothing lost, every byte right. */
+static void
+out_of_order_and_duplicates(void)
+{
+	static const int order[] = {0, 2, 1, 3, 3, 5, 4, 6, 6, 7};
+	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+	const struct vfwd_gro_conf *confs[] = {&light, &heavy};
+
+	for (int c = 0; c < 2; c++) {
+		struct vfwd_gro g;
+		uint32_t bytes = 0;
+		uint16_t n;
+
+		CHECK(vfwd_gro_init(&g, confs[c], 0) == 0);
+		for (size_t i = 0; i < RTE_DIM(order); i++)
+			pkts[i] = tcp_seg(3, order[i], RTE_TCP_ACK_FLAG);
+		n = vfwd_gro_burst(&g, confs[c], pkts, RTE_DIM(order), 0, &st);
+		n += vfwd_gro_flush(&g, 0, 0, pkts + n, VFWD_MAX_BURST, &st);
+		CHECK(n >= 2 && n < RTE_DIM(order));
+		for (uint16_t i = 0; i < n; i++)
+			bytes += check_tcp_payload(pkts[i]);
+		CHECK(bytes == RTE_DIM(order) * MSS);
+		free_all(pkts, n);
+		vfwd_gro_fini(&g);
+	}
+}
+
+/* 1024 flows, two segments each, interleaved: little merging, nothing
+ * lost, each flow's bytes right. */
+static void
+many_flows(void)
+{
+	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+	const struct vfwd_gro_conf *confs[] = {&light, &heavy};
+
+	for (int c = 0; c < 2; c++) {
+		struct vfwd_gro g;
+		uint64_t bytes = 0, out = 0;
+
+		CHECK(vfwd_gro_init(&g, confs[c], 0) == 0);
+		memset(&st, 0, sizeof(st));
+		for (int round = 0; round < 2; round++) {
+			for (uint32_t base = 0; base < 1024; base += 256) {
+				uint16_t n;
+
+				for (uint32_t f = 0; f < 256; f++)
+					pkts[f] = tcp_seg(base + f, round, RTE_TCP_ACK_FLAG);
+				n = vfwd_gro_burst(&g, confs[c], pkts, 256, 0, &st);
+				for (uint16_t i = 0; i < n; i++)
+					bytes += check_tcp_payload(pkts[i]);
+				out += n;
+				free_all(pkts, n);
+			}
+		}
+		for (uint16_t n; (n = vfwd_gro_flush(&g, 0, 0, pkts, VFWD_MAX_BURST, &st)) > 0;) {
+			for (uint16_t i = 0; i < n; i++)
+				bytes += check_tcp_payload(pkts[i]);
+			out += n;
+			free_all(pkts, n);
+		}
+		CHECK(bytes == 2048ull * MSS);
+		CHECK(st.gro_in == 2048 && st.gro_out == out);
+		CHECK(vfwd_gro_held(&g) == 0);
+		vfwd_gro_fini(&g);
+	}
+}
+
+/* Heavy mode: held segments wait for the flush timeout, then leave. */
+static void
+heavy_timeout(void)
+{
+	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+	struct vfwd_gro g;
+	uint16_t n;
+
+	CHECK(vfwd_gro_init(&g, &heavy, 0) == 0);
+	for (int i = 0; i < 4; i++)
+		pkts[i] = tcp_seg(4, i, RTE_TCP_ACK_FLAG);
+	CHECK(vfwd_gro_burst(&g, &heavy, pkts, 4, 1000, &st) == 0);
+	CHECK(vfwd_gro_flush(&g, 500, 1400, pkts, VFWD_MAX_BURST, &st) == 0);
+	CHECK(vfwd_gro_held(&g) == 1);
+	n = vfwd_gro_flush(&g, 500, 1600, pkts, VFWD_MAX_BURST, &st);
+	CHECK(n == 1 && vfwd_gro_held(&g) == 0);
+	if (n == 1)
+		CHECK(check_tcp_payload(pkts[0]) == 4 * MSS);
+	free_all(pkts, n);
+	vfwd_gro_fini(&g);
+}
+
+/* Frames GRO must not touch: out as they came, byte for byte. */
+static uint16_t
+frame_ipv6_tcp(uint8_t *f)
+{
+	struct rte_ether_hdr *eth = (void *)f;
+	struct rte_ipv6_hdr *ip = (void *)(eth + 1);
+	struct rte_tcp_hdr *th = (void *)(ip + 1);
+
+	memset(f, 0, 14 + 40 + 20 + 100);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	ip->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16(20 + 100);
+	ip->proto = IPPROTO_TCP;
+	ip->hop_limits = 64;
+	th->data_off = 5 << 4;
+	th->tcp_flags = RTE_TCP_ACK_FLAG;
+	return 14 + 40 + 20 + 100;
+}
+
+static uint16_t
+frame_vlan_tcp(uint8_t *f)
+{
+	struct tcp_opts o = {.flow = 9, .payload = 100, .flags = RTE_TCP_ACK_FLAG};
+	uint16_t len = build_tcp4(f + 4, &o);
+
+	memmove(f, f + 4, 12);
+	f[12] = 0x81, f[13] = 0x00, f[14] = 0, f[15] = 5;
+	return len + 4;
+}
+
+static uint16_t
+frame_ip_options(uint8_t *f)
+{
+	struct tcp_opts o = {.flow = 10, .payload = 100, .flags = RTE_TCP_ACK_FLAG};
+	uint16_t len = build_tcp4(f, &o);
+	struct rte_ipv4_hdr *ip = (void *)(f + 14);
+
+	memmove(f + 38, f + 34, len - 34); /* 4 bytes of options (NOPs) */
+	memset(f + 34, 1, 4);
+	ip->version_ihl = 0x46;
+	ip->total_length = rte_cpu_to_be_16(len - 14 + 4);
+	return len + 4;
+}
+
+static uint16_t
+frame_fragment(uint8_t *f)
+{
+	struct tcp_opts o = {.flow = 11, .payload = 100, .flags = RTE_TCP_ACK_FLAG};
+	uint16_t len = build_tcp4(f, &o);
+	struct rte_ipv4_hdr *ip = (void *)(f + 14);
+
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG);
+	return len;
+}
+
+static uint16_t
+frame_udp(uint8_t *f)
+{
+	struct tcp_opts o = {.flow = 12, .payload = 100, .flags = RTE_TCP_ACK_FLAG};
+	uint16_t len = build_tcp4(f, &o);
+	struct rte_ipv4_hdr *ip = (void *)(f + 14);
+	struct rte_udp_hdr *uh = (void *)(f + 34);
+
+	ip->next_proto_id = IPPROTO_UDP;
+	uh->dgram_len = rte_cpu_to_be_16(len - 34);
+	return len;
+}
+
+/* Malformed frames: each must pass GRO untouched and be read only within
+ * its bytes. */
+static uint16_t
+frame_truncated_eth(uint8_t *f)
+{
+	memset(f, 0xff, 10);
+	return 10;
+}
+
+static uint16_t
+frame_truncated_ip(uint8_t *f)
+{
+	struct tcp_opts o = {.flow = 13, .payload = 0, .flags = RTE_TCP_ACK_FLAG};
+
+	build_tcp4(f, &o);
+	return 14 + 12;
+}
+
+static uint16_t
+frame_truncated_tcp(uint8_t *f)
+{
+	struct tcp_opts o = {.flow = 14, .payload = 0, .flags = RTE_TCP_ACK_FLAG};
+
+	build_tcp4(f, &o);
+	return 14 + 20 + 10;
+}
+
+static uint16_t
+frame_ihl_small(uint8_t *f)
+{
+	struct tcp_opts o = {.flow = 15, .payload = 50, .flags = RTE_TCP_ACK_FLAG};
+	uint16_t len = build_tcp4(f, &o);
+
+	f[14] = 0x43;
+	return len;
+}
+
+static uint16_t
+frame_doff_beyond(uint8_t *f)
+{
+	struct tcp_opts o = {.flow = 16, .payload = 8, .flags = RTE_TCP_ACK_FLAG};
+	uint16_t len = build_tcp4(f, &o);
+
+	f[34 + 12] = 15 << 4; /* 60-byte TCP header in a 28-byte segment */
+	return len;
+}
+
+static uint16_t
+frame_iplen_long(uint8_t *f)
+{
+	struct tcp_opts o = {.flow = 17, .payload = 50, .flags = RTE_TCP_ACK_FLAG};
+	uint16_t len = build_tcp4(f, &o);
+	struct rte_ipv4_hdr *ip = (void *)(f + 14);
+
+	ip->total_length = rte_cpu_to_be_16(len - 14 + 500);
+	return len;
+}
+
+static uint16_t
+frame_iplen_short(uint8_t *f)
+{
+	struct tcp_opts o = {.flow = 18, .payload = 50, .flags = RTE_TCP_ACK_FLAG};
+	uint16_t len = build_tcp4(f, &o);
+	struct rte_ipv4_hdr *ip = (void *)(f + 14);
+
+	ip->total_length = rte_cpu_to_be_16(10);
+	return len;
+}
+
+static uint16_t
+frame_empty(uint8_t *f)
+{
+	(void)f;
+	return 0;
+}
+
+typedef uint16_t (*frame_fn)(uint8_t *);
+
+static const struct {
+	const char *name;
+	frame_fn build;
+	enum vfwd_parse kind;
+} odd_frames[] = {
+	{"ipv6-tcp", frame_ipv6_tcp, VFWD_PARSE_TCP6},
+	{"vlan-tcp", frame_vlan_tcp, VFWD_PARSE_OTHER},
+	{"ip-options", frame_ip_options, VFWD_PARSE_TCP4},
+	{"ip-fragment", frame_fragment, VFWD_PARSE_OTHER},
+	{"udp", frame_udp, VFWD_PARSE_UDP4},
+	{"truncated-eth", frame_truncated_eth, VFWD_PARSE_OTHER},
+	{"truncated-ip", frame_truncated_ip, VFWD_PARSE_OTHER},
+	{"truncated-tcp", frame_truncated_tcp, VFWD_PARSE_BAD},
+	{"ihl-below-5", frame_ihl_small, VFWD_PARSE_BAD},
+	{"tcp-doff-beyond", frame_doff_beyond, VFWD_PARSE_BAD},
+	{"ip-len-longer-than-frame", frame_iplen_long, VFWD_PARSE_BAD},
+	{"ip-len-shorter-than-headers", frame_iplen_short, VFWD_PARSE_BAD},
+	{"zero-length", frame_empty, VFWD_PARSE_OTHER},
+};
+
+static void
+odd_frames_typed(void)
+{
+	uint8_t f[2048];
+
+	for (size_t i = 0; i < RTE_DIM(odd_frames); i++) {
+		uint16_t len = odd_frames[i].build(f);
+		struct rte_mbuf *m = ext_pkt(f, len);
+		enum vfwd_parse kind = vfwd_parse(m);
+
+		CHECK(kind == odd_frames[i].kind);
+		if (kind != odd_frames[i].kind)
+			fprintf(stderr, "# %s: parsed as %d\n", odd_frames[i].name, kind);
+		rte_pktmbuf_free(m);
+	}
+}
+
+static void
+odd_frames_pass_gro_untouched(void)
+{
+	const struct vfwd_gro_conf *confs[] = {&light, &heavy};
+
+	for (int c = 0; c < 2; c++) {
+		struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+		uint8_t frames[RTE_DIM(odd_frames)][2048];
+		uint16_t lens[RTE_DIM(odd_frames)], n, nb = 0;
+		struct vfwd_gro g;
+
+		CHECK(vfwd_gro_init(&g, confs[c], 0) == 0);
+		/* between mergeable segments of another flow */
+		pkts[nb++] = tcp_seg(20, 0, RTE_TCP_ACK_FLAG);
+		for (size_t i = 0; i < RTE_DIM(odd_frames); i++) {
+			lens[i] = odd_frames[i].build(frames[i]);
+			pkts[nb++] = ext_pkt(frames[i], lens[i]);
+		}
+		pkts[nb++] = tcp_seg(20, 1, RTE_TCP_ACK_FLAG);
+		n = vfwd_gro_burst(&g, confs[c], pkts, nb, 0, &st);
+		n += vfwd_gro_flush(&g, 0, 0, pkts + n, VFWD_MAX_BURST, &st);
+		CHECK(n == nb || n == nb - 1);
+		/* every odd frame is there, unchanged */
+		for (size_t i = 0; i < RTE_DIM(odd_frames); i++) {
+			bool found = false;
+
+			for (uint16_t k = 0; k < n && !found; k++)
+				found = pkts[k]->pkt_len == lens[i] &&
+					(lens[i] == 0 ||
+					 memcmp(rte_pktmbuf_mtod(pkts[k], void *), frames[i],
+						lens[i]) == 0) &&
+					!(pkts[k]->ol_flags & RTE_MBUF_F_TX_TCP_SEG);
+			CHECK(found);
+			if (!found)
+				fprintf(stderr, "# %s changed or lost\n", odd_frames[i].name);
+		}
+		free_all(pkts, n);
+		vfwd_gro_fini(&g);
+	}
+}
+
+/* --------------------------------------------------------- toward wire */
+
+static struct vfwd_wire_tx
+wire(bool tso, bool cksum)
+{
+	struct vfwd_wire_tx w = {
+		.tso_offload = tso,
+		.ip_cksum_offload = cksum,
+		.l4_cksum_offload = cksum,
+		.max_frame = 1514,
+		.gso = {.direct_pool = pool, .indirect_pool = indirect_pool,
+			.gso_types = RTE_ETH_TX_OFFLOAD_TCP_TSO},
+	};
+
+	return w;
+}
+
+/* A guest TSO frame as net_vhost delivers it: a chain, RX_LRO, tso_segsz,
+ * the TCP checksum holding the pseudo-header sum (NEEDS_CSUM). */
+static struct rte_mbuf *
+guest_tso_frame_flags(uint32_t flow, uint32_t payload, uint16_t mss, uint8_t flags)
+{
+	static uint8_t f[HDRS + 65536];
+	struct tcp_opts o = {.flow = flow, .payload = payload, .flags = flags};
+	uint32_t len = HDRS + payload;
+	struct rte_mbuf *head = NULL;
+
+	RTE_VERIFY(payload <= 65535 - 40);
+	build_tcp4(f, &o);
+	((struct rte_ipv4_hdr *)(f + 14))->total_length = rte_cpu_to_be_16(len - 14);
+	((struct rte_ipv4_hdr *)(f + 14))->hdr_checksum = 0;
+	((struct rte_ipv4_hdr *)(f + 14))->hdr_checksum = rte_ipv4_cksum((void *)(f + 14));
+	((struct rte_tcp_hdr *)(f + 34))->cksum = rte_ipv4_phdr_cksum((void *)(f + 14), 0);
+	for (uint32_t off = 0; off < len; off += 2000) {
+		uint16_t seg = RTE_MIN(2000u, len - off);
+		struct rte_mbuf *m = pool_pkt(f + off, seg);
+
+		if (head == NULL)
+			head = m;
+		else
+			RTE_VERIFY(rte_pktmbuf_chain(head, m) == 0);
+	}
+	head->ol_flags = RTE_MBUF_F_RX_LRO | RTE_MBUF_F_RX_L4_CKSUM_NONE;
+	head->tso_segsz = mss;
+	return head;
+}
+
+static struct rte_mbuf *
+guest_tso_frame(uint32_t flow, uint32_t payload, uint16_t mss)
+{
+	return guest_tso_frame_flags(flow, payload, mss, RTE_TCP_ACK_FLAG);
+}
+
+static void
+check_segment(struct rte_mbuf *s, uint32_t expect_off, uint16_t mss, bool last)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(s, struct rte_ipv4_hdr *, 14);
+	uint32_t payload = check_tcp_payload(s);
+
+	CHECK(seq_of(s) == expect_off);
+	CHECK(last ? payload <= mss : payload == mss);
+	CHECK(ip_cksum_ok(ip));
+	CHECK(rte_ipv4_udptcp_cksum_mbuf_verify(s, ip, 34) == 0);
+	CHECK(s->pkt_len <= 1514);
+}
+
+/* Software segmentation; a PSH or FIN stays on the last segment only. */
+static void
+gso_software(void)
+{
+	static const uint8_t flags[] = {RTE_TCP_ACK_FLAG, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
+					RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG | RTE_TCP_FIN_FLAG};
+
+	for (size_t k = 0; k < RTE_DIM(flags); k++) {
+		struct rte_mbuf *out[VFWD_GSO_MAX_SEGS];
+		struct vfwd_wire_tx w = wire(false, false);
+		uint16_t n;
+		uint32_t off = 0;
+
+		memset(&st, 0, sizeof(st));
+		n = vfwd_wire_tx_prepare(&w, guest_tso_frame_flags(30, 10000, 1448, flags[k]), out,
+					 RTE_DIM(out), &st);
+		CHECK(n == 7); /* 6 x 1448 + 1312 */
+		for (uint16_t i = 0; i < n; i++) {
+			const struct rte_tcp_hdr *th =
+				rte_pktmbuf_mtod_offset(out[i], const struct rte_tcp_hdr *, 34);
+
+			check_segment(out[i], off, 1448, i == n - 1);
+			CHECK(th->tcp_flags == (i == n - 1 ? flags[k] : RTE_TCP_ACK_FLAG));
+			off += out[i]->pkt_len - HDRS;
+		}
+		CHECK(off == 10000);
+		CHECK(st.gso_frames == 1 && st.gso_segs == 7 && st.sw_cksums == 7);
+		free_all(out, n);
+		CHECK(rte_mempool_in_use_count(indirect_pool) == 0);
+	}
+}
+
+static void
+tso_offloaded(void)
+{
+	struct rte_mbuf *out[VFWD_GSO_MAX_SEGS];
+	struct vfwd_wire_tx w = wire(true, true);
+	uint16_t n;
+
+	memset(&st, 0, sizeof(st));
+	n = vfwd_wire_tx_prepare(&w, guest_tso_frame(31, 30000, 1448), out, RTE_DIM(out), &st);
+	CHECK(n == 1 && st.tso_offloaded == 1 && st.sw_cksums == 0);
+	if (n == 1) {
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(out[0], struct rte_ipv4_hdr *, 14);
+		struct rte_tcp_hdr *th = rte_pktmbuf_mtod_offset(out[0], struct rte_tcp_hdr *, 34);
+
+		CHECK(out[0]->ol_flags & RTE_MBUF_F_TX_TCP_SEG);
+		CHECK(out[0]->ol_flags & RTE_MBUF_F_TX_IP_CKSUM);
+		CHECK(out[0]->tso_segsz == 1448 && out[0]->l4_len == 20);
+		CHECK(th->cksum == rte_ipv4_phdr_cksum(ip, out[0]->ol_flags));
+	}
+	free_all(out, n);
+}
+
+/* Partial checksums (NEEDS_CSUM) completed, TCP and UDP, in software. */
+static void
+partial_checksums(void)
+{
+	uint8_t f[HDRS + 300];
+	struct rte_mbuf *out[VFWD_GSO_MAX_SEGS];
+	struct vfwd_wire_tx w = wire(false, false);
+	uint16_t len;
+
+	for (int udp = 0; udp < 2; udp++) {
+		struct tcp_opts o = {.flow = 40, .payload = 300, .flags = RTE_TCP_ACK_FLAG};
+		struct rte_ipv4_hdr *ip = (void *)(f + 14);
+		struct rte_mbuf *m;
+
+		len = udp ? frame_udp(f) : build_tcp4(f, &o);
+		if (udp)
+			((struct rte_udp_hdr *)(f + 34))->dgram_cksum = rte_ipv4_phdr_cksum(ip, 0);
+		else
+			((struct rte_tcp_hdr *)(f + 34))->cksum = rte_ipv4_phdr_cksum(ip, 0);
+		m = ext_pkt(f, len);
+		m->ol_flags = RTE_MBUF_F_RX_L4_CKSUM_NONE;
+		memset(&st, 0, sizeof(st));
+		CHECK(vfwd_wire_tx_prepare(&w, m, out, RTE_DIM(out), &st) == 1);
+		ip = rte_pktmbuf_mtod_offset(out[0], struct rte_ipv4_hdr *, 14);
+		CHECK(rte_ipv4_udptcp_cksum_mbuf_verify(out[0], ip, 34) == 0);
+		CHECK(st.sw_cksums == 1);
+		rte_pktmbuf_free(out[0]);
+	}
+}
+
+/* Frames that are neither valid nor segmentable: dropped and counted. */
+static void
+bad_guest_frames(void)
+{
+	struct rte_mbuf *out[VFWD_GSO_MAX_SEGS], *m;
+	struct vfwd_wire_tx w = wire(false, false);
+	uint8_t f[2048];
+
+	memset(&st, 0, sizeof(st));
+	m = guest_tso_frame(50, 5000, 0); /* gso_size 0 */
+	CHECK(vfwd_wire_tx_prepare(&w, m, out, RTE_DIM(out), &st) == 0);
+	m = guest_tso_frame(51, 5000, 1500); /* segments larger than the MTU */
+	CHECK(vfwd_wire_tx_prepare(&w, m, out, RTE_DIM(out), &st) == 0);
+	m = guest_tso_frame(52, 60000, 100); /* 600 segments */
+	CHECK(vfwd_wire_tx_prepare(&w, m, out, RTE_DIM(out), &st) == 0);
+	m = ext_pkt(f, frame_udp(f)); /* "TSO" on UDP */
+	m->ol_flags = RTE_MBUF_F_RX_LRO;
+	m->tso_segsz = 100;
+	CHECK(vfwd_wire_tx_prepare(&w, m, out, RTE_DIM(out), &st) == 0);
+	m = ext_pkt(f, frame_ipv6_tcp(f)); /* TCP/IPv6 TSO, no port offload */
+	m->ol_flags = RTE_MBUF_F_RX_LRO;
+	m->tso_segsz = 50;
+	CHECK(vfwd_wire_tx_prepare(&w, m, out, RTE_DIM(out), &st) == 0);
+	CHECK(st.drops[VFWD_DROP_BAD_GSO] == 5);
+	m = ext_pkt(f, frame_truncated_tcp(f)); /* partial checksum, broken TCP */
+	m->ol_flags = RTE_MBUF_F_RX_L4_CKSUM_NONE;
+	CHECK(vfwd_wire_tx_prepare(&w, m, out, RTE_DIM(out), &st) == 0);
+	CHECK(st.drops[VFWD_DROP_BAD_CSUM] == 1);
+	/* a plain frame passes as it is */
+	m = ext_pkt(f, frame_truncated_eth(f));
+	CHECK(vfwd_wire_tx_prepare(&w, m, out, RTE_DIM(out), &st) == 1 && out[0] == m);
+	rte_pktmbuf_free(m);
+}
+
+static void
+no_mbuf_leaked(void)
+{
+	CHECK(rte_mempool_in_use_count(pool) == 0);
+	CHECK(rte_mempool_in_use_count(indirect_pool) == 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	char prefix[64];
+	char *eal[] = {argv[0], "-l", "0", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
+		       "--log-level=*:error", "--file-prefix", prefix};
+
+	(void)argc;
+	snprintf(prefix, sizeof(prefix), "vfwd-unit-offload-%d", getpid());
+	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
+		printf("not ok 1 - eal_init\n1..1\n");
+		return 1;
+	}
+	pool = rte_pktmbuf_pool_create("t_pool", 16383, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	indirect_pool = rte_pktmbuf_pool_create("t_indirect", 4095, 0, 0, 0, 0);
+	RTE_VERIFY(pool && indirect_pool);
+
+	RUN(merge_light);
+	RUN(merge_heavy);
+	RUN(flags_light);
+	RUN(flags_heavy);
+	RUN(out_of_order_and_duplicates);
+	RUN(many_flows);
+	RUN(heavy_timeout);
+	RUN(odd_frames_typed);
+	RUN(odd_frames_pass_gro_untouched);
+	RUN(gso_software);
+	RUN(tso_offloaded);
+	RUN(partial_checksums);
+	RUN(bad_guest_frames);
+	RUN(no_mbuf_leaked);
+	rte_eal_cleanup();
+	return CHECK_DONE();
+}
