@@ -8,6 +8,7 @@ import glob
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -39,29 +40,40 @@ def wanted(name, filters):
 
 
 def run_unit(filters):
-    for exe in sorted(glob.glob(os.path.join(vfwdtest.BUILD, "test", "unit", "test_*"))):
-        if not os.access(exe, os.X_OK) or os.path.isdir(exe):
-            continue
-        base = os.path.basename(exe)
-        if not wanted("unit/" + base, filters):
-            continue
-        t0 = time.monotonic()
-        try:
-            r = subprocess.run([exe], capture_output=True, text=True, timeout=300)
-            out, err, rc = r.stdout, r.stderr, r.returncode
-        except subprocess.TimeoutExpired:
-            out, err, rc = "", "timed out after 300 s", -1
-        secs = time.monotonic() - t0
-        cases = re.findall(r"^(ok|not ok) \d+ - (\S+)", out, re.M)
-        if not cases:
-            report("unit/%s" % base, False, secs, "no TAP output (rc=%d)\n%s" % (rc, err[-2000:]))
-            continue
-        for status, case in cases:
-            msgs = "\n".join(l for l in err.splitlines() if case in l or "CHECK" in l)
-            report("unit/%s/%s" % (base, case), status == "ok", secs / len(cases),
-                   msgs if status != "ok" else "")
-        if rc != 0 and all(s == "ok" for s, _ in cases):
-            report("unit/%s(exit)" % base, False, secs, "exit code %d\n%s" % (rc, err[-2000:]))
+    builds = [("unit", vfwdtest.BUILD)]
+    asan = os.path.join(os.path.dirname(vfwdtest.BUILD), "build-asan")
+    if os.path.isdir(os.path.join(asan, "test", "unit")):
+        builds.append(("asan", asan))
+    env = dict(os.environ,
+               ASAN_OPTIONS="detect_leaks=0:abort_on_error=1",
+               UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1")
+    for label, build in builds:
+        for exe in sorted(glob.glob(os.path.join(build, "test", "unit", "test_*"))):
+            if not os.access(exe, os.X_OK) or os.path.isdir(exe):
+                continue
+            base = "%s/%s" % (label, os.path.basename(exe))
+            if not wanted(base, filters):
+                continue
+            t0 = time.monotonic()
+            try:
+                r = subprocess.run([exe], capture_output=True, text=True, timeout=300, env=env)
+                out, err, rc = r.stdout, r.stderr, r.returncode
+            except subprocess.TimeoutExpired:
+                out, err, rc = "", "timed out after 300 s", -1
+            secs = time.monotonic() - t0
+            cases = re.findall(r"^(ok|not ok) \d+ - (\S+)", out, re.M)
+            if not cases:
+                report(base, False, secs, "no TAP output (rc=%d)\n%s" % (rc, err[-2000:]))
+                continue
+            for status, case in cases:
+                msgs = "\n".join(l for l in err.splitlines() if case in l or "CHECK" in l)
+                report("%s/%s" % (base, case), status == "ok", secs / len(cases),
+                       msgs if status != "ok" else "")
+            if rc != 0 and all(s == "ok" for s, _ in cases):
+                report("%s(exit)" % base, False, secs, "exit code %d\n%s" % (rc, err[-3000:]))
+    # the EAL-based unit tests leave an empty runtime directory each
+    for d in glob.glob("/var/run/dpdk/vfwd-unit-*"):
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def run_e2e(filters):

@@ -43,4 +43,13 @@ if [ ! -f build/build.ninja ]; then
 	meson setup build >/dev/null
 fi
 ninja -C build >/dev/null
+# The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer
+# (what test/run.sh runs as asan/...); skip with VFWD_NO_ASAN=1.
+if [ -z "${VFWD_NO_ASAN:-}" ]; then
+	if [ ! -f build-asan/build.ninja ]; then
+		meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+			-Dbuildtype=debugoptimized >/dev/null
+	fi
+	ninja -C build-asan >/dev/null
+fi
 echo "setup: built build/app/dpdk-vfwd; $(grep HugePages_Free /proc/meminfo | tr -s ' ')"
