@@ -229,11 +229,13 @@ report_json(struct vfwd_app *app, const struct report *r)
 
 		port_snapshot(port, &ps);
 		printf("%s{\"port\":%u,\"name\":\"%s\",\"role\":\"%s\",\"link_up\":%u,"
+		       "\"guest_gso\":%u,\"tx_tso\":%u,\"tx_l4_cksum\":%u,"
 		       "\"ipackets\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"ibytes\":%" PRIu64
 		       ",\"obytes\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64
 		       ",\"oerrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}",
 		       i ? "," : "", port, ps.name, app->port_state[port].is_vhost ? "vm" : "wire",
-		       app->port_state[port].link_up, s->ipackets, s->opackets, s->ibytes, s->obytes,
+		       app->port_state[port].link_up, app->port_state[port].guest_gso,
+		       app->port_state[port].tx_tso, app->port_state[port].tx_l4_cksum, s->ipackets, s->opackets, s->ibytes, s->obytes,
 		       s->imissed, s->ierrors, s->oerrors, s->rx_nombuf);
 	}
 	printf("],\"mempool\":{\"size\":%u,\"in_use\":%u,\"in_use_at_start\":%u}}\n",

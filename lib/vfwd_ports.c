@@ -129,9 +129,15 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 		(RTE_ETH_TX_OFFLOAD_MULTI_SEGS | RTE_ETH_TX_OFFLOAD_TCP_TSO |
 		 RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
 		 RTE_ETH_TX_OFFLOAD_UDP_CKSUM);
-	/* segments leave as chains: without MULTI_SEGS no segmentation */
-	if (dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+	/* Segments leave as chains: without MULTI_SEGS no segmentation.
+	 * net_tap's TSO (22.11) compares segment + headers with the L3 MTU
+	 * and refuses full-size segments (MSS 1448 + 66 bytes of headers):
+	 * librte_gso here does it right. */
+	if ((dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) &&
+	    strcmp(info.driver_name, "net_tap") != 0)
 		st->tx_tso = dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO;
+	else
+		dev_conf.txmode.offloads &= ~RTE_ETH_TX_OFFLOAD_TCP_TSO;
 	st->tx_ip_cksum = dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
 	st->tx_l4_cksum = (dev_conf.txmode.offloads &
 			   (RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM)) ==

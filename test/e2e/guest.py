@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A real Linux guest for end-to-end tests: Debian's kernel and virtio_net
+modules with a busybox initramfs built here, under QEMU (TCG) on a
+vhost-user socket. Also the host side of the guest's TCP transfers."""
+
+import glob
+import os
+import shutil
+import subprocess
+
+# module load order: dependencies first
+MODULES = ["virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev",
+           "virtio_pci", "failover", "net_failover", "virtio_net"]
+
+GUEST_IP = "192.0.2.2"
+HOST_IP = "192.0.2.1"
+
+INIT = """#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t devtmpfs dev /dev
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t tmpfs -o size=200m tmp /tmp
+for m in %(modules)s; do insmod /lib/modules/$m.ko || echo "GUEST-ERROR insmod $m"; done
+ip link set lo up
+ip addr add %(guest)s/24 dev eth0
+ip link set eth0 up
+echo "GUEST-READY"
+# guest -> host: TSO frames from the guest, segmented by vfwd
+dd if=/dev/urandom of=/tmp/out bs=1M count=%(mb)d 2>/dev/null
+echo "GUEST-OUT-SHA $(sha256sum /tmp/out | cut -d' ' -f1)"
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  nc -w 5 %(host)s 5001 < /tmp/out && break
+  sleep 1
+done
+rm -f /tmp/out
+# host -> guest: segments merged by vfwd's GRO into GSO frames
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  nc -w 5 %(host)s 5002 > /tmp/in && [ -s /tmp/in ] && break
+  sleep 1
+done
+echo "GUEST-IN-SHA $(sha256sum /tmp/in | cut -d' ' -f1) $(wc -c < /tmp/in)"
+echo "GUEST-DONE"
+poweroff -f
+"""
+
+
+def have_guest_tools():
+    return (shutil.which("qemu-system-x86_64") and shutil.which("busybox") and
+            glob.glob("/boot/vmlinuz-*") and shutil.which("cpio"))
+
+
+def kernel():
+    vmlinuz = sorted(glob.glob("/boot/vmlinuz-*"))[-1]
+    return vmlinuz, vmlinuz.split("vmlinuz-", 1)[1]
+
+
+def build_initramfs(workdir, mb):
+    """Returns the path of a gzip'd cpio with busybox, the virtio_net
+    modules of the installed kernel and an init that runs the transfers."""
+    _, version = kernel()
+    root = os.path.join(workdir, "initramfs")
+    for d in ("bin", "proc", "sys", "tmp", "dev", "lib/modules"):
+        os.makedirs(os.path.join(root, d), exist_ok=True)
+    shutil.copy(shutil.which("busybox"), os.path.join(root, "bin", "busybox"))
+    for m in MODULES:
+        found = glob.glob("/lib/modules/%s/kernel/**/%s.ko*" % (version, m), recursive=True)
+        if not found:
+            raise RuntimeError("module %s not found for kernel %s" % (m, version))
+        src, dst = found[0], os.path.join(root, "lib", "modules", m + ".ko")
+        if src.endswith(".xz"):
+            with open(dst, "wb") as out:
+                subprocess.run(["xz", "-dc", src], stdout=out, check=True)
+        else:
+            shutil.copy(src, dst)
+    with open(os.path.join(root, "init"), "w") as f:
+        f.write(INIT % {"modules": " ".join(MODULES), "guest": GUEST_IP, "host": HOST_IP,
+                        "mb": mb})
+    os.chmod(os.path.join(root, "init"), 0o755)
+    out = os.path.join(workdir, "initramfs.cpio.gz")
+    subprocess.run("cd %s && find . | cpio -o -H newc --quiet | gzip -1 > %s" % (root, out),
+                   shell=True, check=True)
+    return out
+
+
+def qemu_argv(sock, initrd, mem_mb=512, cpu=0):
+    vmlinuz, _ = kernel()
+    return ["taskset", "-c", str(cpu), "qemu-system-x86_64", "-accel", "tcg", "-m", str(mem_mb),
+            "-object", "memory-backend-file,id=mem0,size=%dM,mem-path=/dev/hugepages,share=on"
+            % mem_mb,
+            "-numa", "node,memdev=mem0",
+            "-chardev", "socket,id=chr0,path=%s" % sock,
+            "-netdev", "vhost-user,id=net0,chardev=chr0",
+            # vectors=0: QEMU 7.2 under TCG crashes setting up MSI-X for
+            # vhost-user; romfile=: no iPXE, we boot a kernel directly
+            "-device", "virtio-net-pci,netdev=net0,vectors=0,romfile=,mac=52:54:00:12:34:56",
+            "-kernel", vmlinuz, "-initrd", initrd,
+            "-append", "console=ttyS0 panic=-1 quiet",
+            "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio"]
+
+
+# The host end of the transfers, run inside the namespace with the tap:
+# receive exactly N bytes on 5001, then send N fresh random bytes on 5002;
+# prints the sha256 of each.
+HOST_SIDE = r"""
+import hashlib, os, socket, sys
+size = int(sys.argv[1])
+def listen(port):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((sys.argv[2], port)); s.listen(1); s.settimeout(float(sys.argv[3]))
+    return s
+rx, tx = listen(5001), listen(5002)
+c, _ = rx.accept(); c.settimeout(60)
+h, got = hashlib.sha256(), 0
+while got < size:
+    b = c.recv(1 << 20)
+    if not b:
+        break
+    h.update(b); got += len(b)
+c.close()
+print("HOST-IN-SHA %s %d" % (h.hexdigest(), got), flush=True)
+data = os.urandom(size)
+c, _ = tx.accept(); c.settimeout(60)
+c.sendall(data); c.close()
+print("HOST-OUT-SHA %s %d" % (hashlib.sha256(data).hexdigest(), size), flush=True)
+"""
