@@ -90,8 +90,10 @@ text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
 		       cd->polls ? 100.0 * cd->empty_polls / cd->polls : 0.0, cd->avg_burst);
 		if (ds->gro_in)
 			printf("            gro: %" PRIu64 " segments -> %" PRIu64
-			       " packets (x%.2f), %" PRIu64 " merged, %" PRIu64 " flushes\n",
-			       ds->gro_in, ds->gro_out, cd->gro_merge, ds->gro_merged, ds->gro_flushes);
+			       " packets (x%.2f), %" PRIu64 " merged, %" PRIu64 " flushes, %" PRIu64
+			       " bypassed\n",
+			       ds->gro_in, ds->gro_out, cd->gro_merge, ds->gro_merged, ds->gro_flushes,
+			       ds->gro_bypassed);
 		if (ds->gso_frames || ds->sw_cksums)
 			printf("            tso frames %" PRIu64 ": %" PRIu64 " to port tso, %" PRIu64
 			       " cut into %" PRIu64 " segments; sw checksums %" PRIu64 "\n",
@@ -187,11 +189,13 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 		for (int k = 0; k < VFWD_DROP_COUNT; k++)
 			printf(",\"drop_%s\":%" PRIu64, drop_key[k], cd->drops[k]);
 		printf(",\"gro_in\":%" PRIu64 ",\"gro_out\":%" PRIu64 ",\"gro_merged\":%" PRIu64
-		       ",\"gro_flushes\":%" PRIu64 ",\"gro_merge\":%.3f,\"gso_frames\":%" PRIu64
+		       ",\"gro_flushes\":%" PRIu64 ",\"gro_bypassed\":%" PRIu64
+		       ",\"gro_merge\":%.3f,\"gso_frames\":%" PRIu64
 		       ",\"tso_offloaded\":%" PRIu64 ",\"gso_sw_frames\":%" PRIu64
 		       ",\"gso_segs\":%" PRIu64 ",\"sw_cksums\":%" PRIu64
 		       ",\"out_expected\":%" PRIu64,
-		       ds->gro_in, ds->gro_out, ds->gro_merged, ds->gro_flushes, cd->gro_merge,
+		       ds->gro_in, ds->gro_out, ds->gro_merged, ds->gro_flushes, ds->gro_bypassed,
+		       cd->gro_merge,
 		       ds->gso_frames, ds->tso_offloaded, ds->gso_sw_frames, ds->gso_segs,
 		       ds->sw_cksums, cd->out_expected);
 		printf(",\"polls\":%" PRIu64 ",\"empty_polls\":%" PRIu64 ",\"bursts\":%" PRIu64

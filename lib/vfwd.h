@@ -71,6 +71,7 @@ struct vfwd_dir_stats {
 	uint64_t gro_out;       /* packets that came out of it */
 	uint64_t gro_merged;    /* ... of which merged (sent as GSO frames) */
 	uint64_t gro_flushes;   /* heavy mode: flushes of held segments */
+	uint64_t gro_bypassed;  /* packets passed without GRO: nothing was merging */
 	uint64_t gso_frames;    /* TSO frames from the guest */
 	uint64_t gso_sw_frames; /* ... segmented in software */
 	uint64_t gso_segs;      /* segments made from those */

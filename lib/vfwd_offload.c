@@ -258,6 +258,13 @@ vfwd_gro_burst(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_
 	struct rte_mbuf *run[VFWD_MAX_BURST], *pass[VFWD_MAX_BURST];
 	struct rte_mbuf *out[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
 	uint16_t nr = 0, np = 0, no = 0;
+	const uint64_t in_before = st->gro_in, out_before = st->gro_out;
+
+	if (g->bypass_left) {
+		g->bypass_left--;
+		st->gro_bypassed += n;
+		return n;
+	}
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
@@ -282,6 +289,19 @@ vfwd_gro_burst(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_
 	no += np;
 	/* at most the burst plus what was held (<= VFWD_GRO_HOLD_MAX) */
 	memcpy(pkts, out, no * sizeof(out[0]));
+
+	g->win_in += st->gro_in - in_before;
+	g->win_out += st->gro_out - out_before;
+	if (++g->win_bursts == VFWD_GRO_WINDOW) {
+		/* out counts what left, held segments leave later: with GRO
+		 * holding, wait for a window in which they left */
+		if (g->win_in == 0 || g->win_out * 10ull > g->win_in * 9ull) {
+			g->bypass_left = VFWD_GRO_BYPASS_BURSTS;
+			no += vfwd_gro_flush(g, 0, now, pkts + no, VFWD_GRO_HOLD_MAX, st);
+		}
+		g->win_bursts = 0;
+		g->win_in = g->win_out = 0;
+	}
 	return no;
 }
 

@@ -57,7 +57,19 @@ struct vfwd_gro {
 	void *ctx;             /* heavy mode context, NULL when not created */
 	uint16_t ctx_flows;    /* what ctx was created for */
 	uint64_t held_since;   /* TSC of the oldest packet held in ctx */
+	/* the many-flows bypass: segments in / packets out over a window */
+	uint16_t win_bursts;
+	uint32_t win_in, win_out;
+	uint16_t bypass_left;  /* bursts still passed without trying */
 };
+
+/* Many flows, nothing merges: when over VFWD_GRO_WINDOW bursts GRO cut the
+ * packet count by less than 10%, the next VFWD_GRO_BYPASS_BURSTS skip it
+ * (after sending what it held), then it tries again. The kernel's
+ * many-flows concern (seed 003): do not pay for GRO where it cannot
+ * merge. */
+#define VFWD_GRO_WINDOW 8
+#define VFWD_GRO_BYPASS_BURSTS 64
 
 /* Create the heavy-mode context for conf->max_flows (control plane, before
  * launch; also in light mode, so that the mode can change at runtime).

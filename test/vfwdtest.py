@@ -163,11 +163,12 @@ class Env:
             eal += ["--vdev", v]
         return Proc(self, name, [PEER] + eal + ["--"] + list(args))
 
-    def testpmd(self, vdevs, args, lcores, name="testpmd"):
+    def testpmd(self, vdevs, args, lcores, name="testpmd", netns=None):
         eal = self.eal(name, lcores, ["--single-file-segments"])
         for v in vdevs:
             eal += ["--vdev", v]
-        return Proc(self, name, ["stdbuf", "-oL", TESTPMD] + eal + ["--"] + list(args), stdin="pipe")
+        pre = ["ip", "netns", "exec", netns] if netns else []
+        return Proc(self, name, pre + ["stdbuf", "-oL", TESTPMD] + eal + ["--"] + list(args), stdin="pipe")
 
     def add_netns(self, ns):
         subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)

@@ -358,6 +358,40 @@ many_flows(void)
 	}
 }
 
+/* Bursts of distinct flows merge nothing: GRO steps aside after a window
+ * of them, then tries again and merges when it can. */
+static void
+bypass_when_nothing_merges(void)
+{
+	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+	struct vfwd_gro g;
+	uint32_t flow = 100;
+	uint64_t bytes = 0;
+	uint16_t n;
+
+	CHECK(vfwd_gro_init(&g, &light, 0) == 0);
+	memset(&st, 0, sizeof(st));
+	for (int b = 0; b < VFWD_GRO_WINDOW + VFWD_GRO_BYPASS_BURSTS; b++) {
+		for (int i = 0; i < 16; i++)
+			pkts[i] = tcp_seg(flow++, 0, RTE_TCP_ACK_FLAG);
+		n = vfwd_gro_burst(&g, &light, pkts, 16, 0, &st);
+		CHECK(n == 16);
+		for (uint16_t i = 0; i < n; i++)
+			bytes += check_tcp_payload(pkts[i]);
+		free_all(pkts, n);
+	}
+	CHECK(bytes == (uint64_t)(VFWD_GRO_WINDOW + VFWD_GRO_BYPASS_BURSTS) * 16 * MSS);
+	CHECK(st.gro_in == VFWD_GRO_WINDOW * 16);
+	CHECK(st.gro_bypassed == VFWD_GRO_BYPASS_BURSTS * 16);
+	/* bypass over: a mergeable burst merges again */
+	for (int i = 0; i < 8; i++)
+		pkts[i] = tcp_seg(7, i, RTE_TCP_ACK_FLAG);
+	n = vfwd_gro_burst(&g, &light, pkts, 8, 0, &st);
+	CHECK(n == 1 && pkts[0]->nb_segs == 8);
+	free_all(pkts, n);
+	vfwd_gro_fini(&g);
+}
+
 /* Heavy mode: held segments wait for the flush timeout, then leave. */
 static void
 heavy_timeout(void)
@@ -823,6 +857,7 @@ main(int argc, char **argv)
 	RUN(out_of_order_and_duplicates);
 	RUN(many_flows);
 	RUN(heavy_timeout);
+	RUN(bypass_when_nothing_merges);
 	RUN(odd_frames_typed);
 	RUN(odd_frames_pass_gro_untouched);
 	RUN(gso_software);
