@@ -171,9 +171,25 @@ vfwd_gro_held(const struct vfwd_gro *g)
 	return g->ctx ? rte_gro_get_pkt_count(g->ctx) : 0;
 }
 
+/* Segments into GRO and packets out of it, for the stats and the
+ * many-flows window. */
+static inline void
+count_in(struct vfwd_gro *g, struct vfwd_dir_stats *st, uint16_t n)
+{
+	st->gro_in += n;
+	g->win_in += n;
+}
+
+static inline void
+count_out(struct vfwd_gro *g, struct vfwd_dir_stats *st, uint16_t n)
+{
+	st->gro_out += n;
+	g->win_out += n;
+}
+
 /* Merged packets out of librte_gro are chains; mark those for the guest. */
 static void
-mark_merged(struct rte_mbuf **pkts, uint16_t n, struct vfwd_dir_stats *st)
+mark_merged(struct vfwd_gro *g, struct rte_mbuf **pkts, uint16_t n, struct vfwd_dir_stats *st)
 {
 	for (uint16_t i = 0; i < n; i++) {
 		if (pkts[i]->nb_segs > 1) {
@@ -181,7 +197,7 @@ mark_merged(struct rte_mbuf **pkts, uint16_t n, struct vfwd_dir_stats *st)
 			st->gro_merged++;
 		}
 	}
-	st->gro_out += n;
+	count_out(g, st, n);
 }
 
 uint16_t
@@ -197,7 +213,7 @@ vfwd_gro_flush(struct vfwd_gro *g, uint64_t timeout_cycles, uint64_t now, struct
 	n = rte_gro_timeout_flush(g->ctx, timeout_cycles, RTE_GRO_TCP_IPV4, out, max);
 	if (n) {
 		st->gro_flushes++;
-		mark_merged(out, n, st);
+		mark_merged(g, out, n, st);
 	}
 	/* what is left arrived after the flushed ones: restart its clock */
 	g->held_since = now;
@@ -213,7 +229,7 @@ gro_run(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf **
 
 	if (nr == 0)
 		return 0;
-	st->gro_in += nr;
+	count_in(g, st, nr);
 	if (conf->mode != VFWD_GRO_HEAVY || g->ctx == NULL) {
 		/* light: librte_gro takes at most RTE_GRO_MAX_BURST_ITEM_NUM
 		 * items a call; what it cannot take it puts last, so feed it
@@ -234,7 +250,7 @@ gro_run(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf **
 			n += m;
 			done += chunk;
 		}
-		mark_merged(out, n, st);
+		mark_merged(g, out, n, st);
 		return n;
 	}
 	/* Heavy: make room first, so that no segment is refused for a full
@@ -247,7 +263,7 @@ gro_run(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf **
 	n = rte_gro_reassemble(run, nr, g->ctx);
 	/* refused (table full: a new flow, nothing of it held) */
 	memcpy(out + held_out, run, n * sizeof(run[0]));
-	st->gro_out += n;
+	count_out(g, st, n);
 	return held_out + n;
 }
 
@@ -258,8 +274,6 @@ vfwd_gro_burst(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_
 	struct rte_mbuf *run[VFWD_MAX_BURST], *pass[VFWD_MAX_BURST];
 	struct rte_mbuf *out[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
 	uint16_t nr = 0, np = 0, no = 0;
-	const uint64_t in_before = st->gro_in, out_before = st->gro_out;
-
 	if (g->bypass_left) {
 		g->bypass_left--;
 		st->gro_bypassed += n;
@@ -290,11 +304,9 @@ vfwd_gro_burst(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_
 	/* at most the burst plus what was held (<= VFWD_GRO_HOLD_MAX) */
 	memcpy(pkts, out, no * sizeof(out[0]));
 
-	g->win_in += st->gro_in - in_before;
-	g->win_out += st->gro_out - out_before;
 	if (++g->win_bursts == VFWD_GRO_WINDOW) {
-		/* out counts what left, held segments leave later: with GRO
-		 * holding, wait for a window in which they left */
+		/* out counts what left, flushes on empty polls and timeouts
+		 * included; held segments leave a window later at most */
 		if (g->win_in == 0 || g->win_out * 10ull > g->win_in * 9ull) {
 			g->bypass_left = VFWD_GRO_BYPASS_BURSTS;
 			no += vfwd_gro_flush(g, 0, now, pkts + no, VFWD_GRO_HOLD_MAX, st);
