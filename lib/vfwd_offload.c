@@ -351,8 +351,11 @@ sw_l4_cksum(struct rte_mbuf *m, enum vfwd_parse kind, struct vfwd_dir_stats *st)
 	st->sw_cksums++;
 }
 
+/* Leave the L4 checksum (and, with extra flags, segmentation or the IPv4
+ * header checksum) to the port: flags, and the pseudo-header sum the
+ * flags call for (without the length under TX_TCP_SEG). */
 static void
-set_l4_offload(struct rte_mbuf *m, enum vfwd_parse kind)
+set_l4_offload(struct rte_mbuf *m, enum vfwd_parse kind, uint64_t extra)
 {
 	void *l3 = rte_pktmbuf_mtod_offset(m, void *, m->l2_len);
 	void *l4 = rte_pktmbuf_mtod_offset(m, void *, m->l2_len + m->l3_len);
@@ -362,12 +365,25 @@ set_l4_offload(struct rte_mbuf *m, enum vfwd_parse kind)
 
 	m->ol_flags &= ~RTE_MBUF_F_TX_OFFLOAD_MASK;
 	m->ol_flags |= (v4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6) |
-		       (tcp ? RTE_MBUF_F_TX_TCP_CKSUM : RTE_MBUF_F_TX_UDP_CKSUM);
+		       (tcp ? RTE_MBUF_F_TX_TCP_CKSUM : RTE_MBUF_F_TX_UDP_CKSUM) | extra;
+	if (extra & RTE_MBUF_F_TX_IP_CKSUM)
+		((struct rte_ipv4_hdr *)l3)->hdr_checksum = 0;
 	phdr = v4 ? rte_ipv4_phdr_cksum(l3, m->ol_flags) : rte_ipv6_phdr_cksum(l3, m->ol_flags);
 	if (tcp)
 		((struct rte_tcp_hdr *)l4)->cksum = phdr;
 	else
 		((struct rte_udp_hdr *)l4)->dgram_cksum = phdr;
+}
+
+/* A partial checksum completed: by the port if it can, else here. */
+static void
+complete_l4_cksum(const struct vfwd_wire_tx *w, struct rte_mbuf *m, enum vfwd_parse kind,
+		  struct vfwd_dir_stats *st)
+{
+	if (w->l4_cksum_offload)
+		set_l4_offload(m, kind, 0);
+	else
+		sw_l4_cksum(m, kind, st);
 }
 
 /* Software segmentation: librte_gso, then checksums per segment. */
@@ -399,9 +415,7 @@ sw_segment(const struct vfwd_wire_tx *w, struct rte_mbuf *m, uint16_t segsz,
 		ip = rte_pktmbuf_mtod_offset(s, struct rte_ipv4_hdr *, l2);
 
 		if (w->ip_cksum_offload && w->l4_cksum_offload) {
-			set_l4_offload(s, VFWD_PARSE_TCP4);
-			s->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
-			ip->hdr_checksum = 0;
+			set_l4_offload(s, VFWD_PARSE_TCP4, RTE_MBUF_F_TX_IP_CKSUM);
 		} else {
 			ip->hdr_checksum = 0;
 			ip->hdr_checksum = rte_ipv4_cksum(ip);
@@ -432,10 +446,7 @@ vfwd_wire_tx_prepare(const struct vfwd_wire_tx *w, struct rte_mbuf *m, struct rt
 			count_drop(m, VFWD_DROP_BAD_CSUM, st);
 			return 0;
 		}
-		if (w->l4_cksum_offload)
-			set_l4_offload(m, kind);
-		else
-			sw_l4_cksum(m, kind, st);
+		complete_l4_cksum(w, m, kind, st);
 		out[0] = m;
 		return 1;
 	}
@@ -457,30 +468,13 @@ vfwd_wire_tx_prepare(const struct vfwd_wire_tx *w, struct rte_mbuf *m, struct rt
 	if (payload <= segsz) {
 		/* one segment's worth: a checksum is all it needs */
 		m->ol_flags &= ~RTE_MBUF_F_RX_LRO;
-		if (w->l4_cksum_offload)
-			set_l4_offload(m, kind);
-		else
-			sw_l4_cksum(m, kind, st);
+		complete_l4_cksum(w, m, kind, st);
 		out[0] = m;
 		return 1;
 	}
 	if (w->tso_offload) {
-		set_l4_offload(m, kind); /* sets the pseudo-header sum TSO wants */
-		m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG;
-		if (kind == VFWD_PARSE_TCP4) {
-			struct rte_tcp_hdr *th = rte_pktmbuf_mtod_offset(
-				m, struct rte_tcp_hdr *, m->l2_len + m->l3_len);
-
-			m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
-			th->cksum = rte_ipv4_phdr_cksum(
-				rte_pktmbuf_mtod_offset(m, void *, m->l2_len), m->ol_flags);
-		} else {
-			struct rte_tcp_hdr *th = rte_pktmbuf_mtod_offset(
-				m, struct rte_tcp_hdr *, m->l2_len + m->l3_len);
-
-			th->cksum = rte_ipv6_phdr_cksum(
-				rte_pktmbuf_mtod_offset(m, void *, m->l2_len), m->ol_flags);
-		}
+		set_l4_offload(m, kind, RTE_MBUF_F_TX_TCP_SEG |
+			       (kind == VFWD_PARSE_TCP4 ? RTE_MBUF_F_TX_IP_CKSUM : 0));
 		m->tso_segsz = segsz;
 		st->tso_offloaded++;
 		out[0] = m;
