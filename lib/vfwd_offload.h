@@ -69,7 +69,7 @@ struct vfwd_gro {
  * many-flows concern (seed 003): do not pay for GRO where it cannot
  * merge. */
 #define VFWD_GRO_WINDOW 8
-#define VFWD_GRO_BYPASS_BURSTS 64
+#define VFWD_GRO_BYPASS_BURSTS 256
 
 /* Create the heavy-mode context for conf->max_flows (control plane, before
  * launch; also in light mode, so that the mode can change at runtime).
