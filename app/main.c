@@ -172,8 +172,11 @@ setup_ports(struct vfwd_app *app)
 
 		if (ret != 0) {
 			fprintf(stderr, "dpdk-vfwd: error: port %u (%s): setup with %u rxq/%u txq "
-					"failed: %s\n",
-				port, port_name(port), pconf.nb_rxq, pconf.nb_txq, strerror(-ret));
+					"failed: %s%s\n",
+				port, port_name(port), pconf.nb_rxq, pconf.nb_txq, strerror(-ret),
+				ret == -EINVAL && vfwd_port_is_vhost(port)
+					? " (give net_vhost queues=N for N > 1)"
+					: "");
 			return ret;
 		}
 		app->port_started[port] = true;
