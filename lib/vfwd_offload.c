@@ -168,7 +168,9 @@ vfwd_gro_fini(struct vfwd_gro *g)
 uint32_t
 vfwd_gro_held(const struct vfwd_gro *g)
 {
-	return g->ctx ? rte_gro_get_pkt_count(g->ctx) : 0;
+	/* rte_gro_get_pkt_count() walks every GRO type: not on each poll
+	 * unless heavy mode may hold something */
+	return g->may_hold ? rte_gro_get_pkt_count(g->ctx) : 0;
 }
 
 /* Segments into GRO and packets out of it, for the stats and the
@@ -206,8 +208,10 @@ vfwd_gro_flush(struct vfwd_gro *g, uint64_t timeout_cycles, uint64_t now, struct
 {
 	uint16_t n;
 
-	if (g->ctx == NULL || rte_gro_get_pkt_count(g->ctx) == 0)
+	if (vfwd_gro_held(g) == 0) {
+		g->may_hold = false;
 		return 0;
+	}
 	if (timeout_cycles && now - g->held_since < timeout_cycles)
 		return 0;
 	n = rte_gro_timeout_flush(g->ctx, timeout_cycles, RTE_GRO_TCP_IPV4, out, max);
@@ -215,6 +219,8 @@ vfwd_gro_flush(struct vfwd_gro *g, uint64_t timeout_cycles, uint64_t now, struct
 		st->gro_flushes++;
 		mark_merged(g, out, n, st);
 	}
+	if (rte_gro_get_pkt_count(g->ctx) == 0)
+		g->may_hold = false;
 	/* what is left arrived after the flushed ones: restart its clock */
 	g->held_since = now;
 	return n;
@@ -260,6 +266,7 @@ gro_run(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf **
 		held_out = vfwd_gro_flush(g, 0, now, out, VFWD_GRO_HOLD_MAX, st);
 	if (vfwd_gro_held(g) == 0)
 		g->held_since = now;
+	g->may_hold = true;
 	n = rte_gro_reassemble(run, nr, g->ctx);
 	/* refused (table full: a new flow, nothing of it held) */
 	memcpy(out + held_out, run, n * sizeof(run[0]));

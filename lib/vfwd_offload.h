@@ -57,6 +57,7 @@ struct vfwd_gro {
 	void *ctx;             /* heavy mode context, NULL when not created */
 	uint16_t ctx_flows;    /* what ctx was created for */
 	uint64_t held_since;   /* TSC of the oldest packet held in ctx */
+	bool may_hold;         /* heavy mode put segments in ctx since it was last empty */
 	/* the many-flows bypass: segments in / packets out over a window */
 	uint16_t win_bursts;
 	uint32_t win_in, win_out;
