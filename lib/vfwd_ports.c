@@ -12,14 +12,18 @@
 
 #include "vfwd.h"
 
+static bool
+driver_is(const struct rte_eth_dev_info *info, const char *name)
+{
+	return info->driver_name != NULL && strcmp(info->driver_name, name) == 0;
+}
+
 bool
 vfwd_port_is_vhost(uint16_t port)
 {
 	struct rte_eth_dev_info info;
 
-	if (rte_eth_dev_info_get(port, &info) != 0 || info.driver_name == NULL)
-		return false;
-	return strcmp(info.driver_name, "net_vhost") == 0;
+	return rte_eth_dev_info_get(port, &info) == 0 && driver_is(&info, "net_vhost");
 }
 
 /* virtio-net feature bits (virtio spec 5.1.3) */
@@ -106,7 +110,7 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 		return -EINVAL;
 
 	memset(st, 0, sizeof(*st));
-	st->is_vhost = info.driver_name && strcmp(info.driver_name, "net_vhost") == 0;
+	st->is_vhost = driver_is(&info, "net_vhost");
 
 	if (conf->nb_rxq > 1 && info.flow_type_rss_offloads) {
 		dev_conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
@@ -134,7 +138,7 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	 * and refuses full-size segments (MSS 1448 + 66 bytes of headers):
 	 * librte_gso here does it right. */
 	if ((dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) &&
-	    strcmp(info.driver_name, "net_tap") != 0)
+	    !driver_is(&info, "net_tap"))
 		st->tx_tso = dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO;
 	else
 		dev_conf.txmode.offloads &= ~RTE_ETH_TX_OFFLOAD_TCP_TSO;

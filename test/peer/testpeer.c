@@ -379,13 +379,11 @@ run(struct peer *p)
 		}
 		if (!tx_done)
 			continue;
-		/* a send-only peer still waits --idle-ms, so that the far side
-		 * can drain what sits in the ring before we close it */
-		if (p->rx_port == NO_PORT && now - last_rx > idle)
-			break;
 		/* a receive-only peer with a duration runs for all of it */
 		if (p->tx_port == NO_PORT && now < send_end)
 			continue;
+		/* else stop after --idle-ms of quiet; a send-only peer waits too,
+		 * so that the far side can drain its ring before we close it */
 		if (now - last_rx > idle)
 			break;
 	}
