@@ -44,10 +44,12 @@ sum_pkt_len(struct rte_mbuf **pkts, uint16_t n)
 	return bytes;
 }
 
-/* Send what a stage produced; count it as sent or dropped. */
+/* Send what a stage produced, bytes being its total length; count it as
+ * sent or dropped. The bytes come from the caller so that a burst nothing
+ * changed is not walked a second time. */
 static inline void
 send_burst(const struct vfwd_worker *w, const struct vfwd_stream *s, const struct vfwd_knobs *k,
-	   struct rte_mbuf **pkts, uint16_t n, struct vfwd_dir_stats *d)
+	   struct rte_mbuf **pkts, uint16_t n, uint64_t bytes, struct vfwd_dir_stats *d)
 {
 	uint16_t nb_tx;
 
@@ -66,23 +68,25 @@ send_burst(const struct vfwd_worker *w, const struct vfwd_stream *s, const struc
 		last = rte_eth_tx_burst(s->tx_port, s->tx_queue, pkts + nb_tx, n - nb_tx);
 		nb_tx += last;
 	}
-	d->tx_bytes += sum_pkt_len(pkts, nb_tx);
-	d->tx_pkts += nb_tx;
 	if (unlikely(nb_tx < n)) {
+		bytes -= sum_pkt_len(pkts + nb_tx, n - nb_tx);
 		rte_pktmbuf_free_bulk(pkts + nb_tx, n - nb_tx);
 		d->drops[VFWD_DROP_TX_FULL] += n - nb_tx;
 	}
+	d->tx_bytes += bytes;
+	d->tx_pkts += nb_tx;
 }
 
 static inline uint16_t
 receive(const struct vfwd_stream *s, const struct vfwd_knobs *k, struct rte_mbuf **pkts,
-	struct vfwd_dir_stats *d)
+	uint64_t *bytes, struct vfwd_dir_stats *d)
 {
 	uint16_t nb_rx = rte_eth_rx_burst(s->rx_port, s->rx_queue, pkts, k->burst);
 
+	*bytes = sum_pkt_len(pkts, nb_rx);
 	d->rx_burst_hist[nb_rx]++;
 	d->rx_pkts += nb_rx;
-	d->rx_bytes += sum_pkt_len(pkts, nb_rx);
+	d->rx_bytes += *bytes;
 	return nb_rx;
 }
 
@@ -94,23 +98,24 @@ forward_to_wire(const struct vfwd_worker *w, const struct vfwd_stream *s,
 {
 	struct rte_mbuf *pkts[VFWD_MAX_BURST];
 	struct rte_mbuf *out[VFWD_MAX_BURST + VFWD_GSO_MAX_SEGS];
-	uint16_t nb_rx = receive(s, k, pkts, d), no = 0;
+	uint64_t bytes;
+	uint16_t nb_rx = receive(s, k, pkts, &bytes, d), no = 0;
 	bool prep = false;
 
 	for (uint16_t i = 0; i < nb_rx; i++)
 		prep |= vfwd_needs_prep(pkts[i]);
 	if (likely(!prep)) {
-		send_burst(w, s, k, pkts, nb_rx, d);
+		send_burst(w, s, k, pkts, nb_rx, bytes, d);
 		return nb_rx;
 	}
 	for (uint16_t i = 0; i < nb_rx; i++) {
 		if (no + VFWD_GSO_MAX_SEGS > (int)RTE_DIM(out)) {
-			send_burst(w, s, k, out, no, d);
+			send_burst(w, s, k, out, no, sum_pkt_len(out, no), d);
 			no = 0;
 		}
 		no += vfwd_wire_tx_prepare(wtx, pkts[i], out + no, RTE_DIM(out) - no, d);
 	}
-	send_burst(w, s, k, out, no, d);
+	send_burst(w, s, k, out, no, sum_pkt_len(out, no), d);
 	return nb_rx;
 }
 
@@ -124,7 +129,7 @@ flush_held(const struct vfwd_worker *w, const struct vfwd_stream *s, struct vfwd
 	uint64_t timeout = all ? 0 : k->gro.flush_us * (rte_get_tsc_hz() / 1000000);
 	uint16_t n = vfwd_gro_flush(gro, timeout, now, out, RTE_DIM(out), d);
 
-	send_burst(w, s, k, out, n, d);
+	send_burst(w, s, k, out, n, sum_pkt_len(out, n), d);
 	return n;
 }
 
@@ -135,7 +140,8 @@ forward_to_vm(const struct vfwd_worker *w, const struct vfwd_stream *s, struct v
 {
 	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
 	bool gro_on = k->gro.enabled && w->port_state[s->tx_port].guest_gso;
-	uint16_t nb_rx = receive(s, k, pkts, d), n = nb_rx;
+	uint64_t bytes;
+	uint16_t nb_rx = receive(s, k, pkts, &bytes, d), n = nb_rx;
 	uint32_t moved = nb_rx;
 
 	if (unlikely(vfwd_gro_held(gro))) {
@@ -145,9 +151,11 @@ forward_to_vm(const struct vfwd_worker *w, const struct vfwd_stream *s, struct v
 
 		moved += flush_held(w, s, gro, k, all, now, d);
 	}
-	if (nb_rx && gro_on)
+	if (nb_rx && gro_on) {
 		n = vfwd_gro_burst(gro, &k->gro, pkts, nb_rx, now, d);
-	send_burst(w, s, k, pkts, n, d);
+		bytes = sum_pkt_len(pkts, n); /* merging changed the headers */
+	}
+	send_burst(w, s, k, pkts, n, bytes, d);
 	return moved;
 }
 
