@@ -7,14 +7,31 @@
 #define VFWD_APP_H
 
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <rte_ethdev.h>
 
 #include "options.h"
 #include "vfwd.h"
 
 struct rte_mempool;
+struct cmdline;
+
+/* Where a reader of the counters was last time: for rates over a period.
+ * The periodic report and the prompt's show commands keep one each, so
+ * one does not shorten the other's period. */
+struct vfwd_stats_view {
+	struct vfwd_lcore_stats *last; /* [nb_workers], raw counters */
+	uint64_t last_tsc;
+};
 
 struct vfwd_app {
+	/* Written by the main lcore under lock, read by it freely and by the
+	 * telemetry thread under lock. */
+	pthread_mutex_t lock;
 	struct vfwd_options opt;
+
 	struct rte_mempool *pool;
 	struct rte_mempool *indirect_pool; /* for software segmentation */
 	unsigned int pool_in_use_at_start; /* after ports started, before workers */
@@ -27,19 +44,72 @@ struct vfwd_app {
 	bool port_started[VFWD_MAX_PORTS];
 
 	uint16_t nb_workers;
-	struct vfwd_worker *workers;       /* [nb_workers], rte_zmalloc'd */
-	uint16_t nb_offload_init;          /* workers whose offload state exists */
-	struct vfwd_lcore_stats *last;     /* [nb_workers]: at the last report */
-	bool running;
+	struct vfwd_worker *workers;   /* [nb_workers], rte_zmalloc'd */
+	uint16_t nb_offload_init;      /* workers whose offload state exists */
+	bool running;                  /* workers launched */
 
+	/* Counters are never reset under their writer: "clear fwd stats"
+	 * keeps a base, and everything shown is raw - base. */
+	struct vfwd_lcore_stats *base; /* [nb_workers] */
+	struct vfwd_stats_view report_view, show_view;
 	uint64_t tsc_hz;
-	uint64_t start_tsc, last_tsc;
+	uint64_t start_tsc;  /* of the first start or the last clear */
+	uint64_t stop_tsc;   /* --duration: quit when running past it; 0: never */
+	uint64_t next_report_tsc;
+	/* show port stats: rates since the previous show */
+	struct rte_eth_stats port_last[VFWD_MAX_PORTS];
+	uint64_t port_last_tsc;
+
+	/* control loop */
+	volatile sig_atomic_t *quit_signal; /* set by SIGINT/SIGTERM */
+	bool quit;                          /* quit command, or --duration over */
+	int cmd_status;                     /* 0, or -1 once a command failed */
+	const char *cmd_where;              /* "file:line" while a script runs */
+	unsigned int load_depth;            /* nested load commands */
+	struct cmdline *cl;                 /* the prompt or the script parser */
+	bool pdump_init;                    /* dpdk-dumpcap can attach */
 
 	char vhost_sock[PATH_MAX]; /* the embedded default's socket, or "" */
 	char tap_name[32];
 };
 
+/* control.c */
+int vfwd_ctl_start(struct vfwd_app *app);
+int vfwd_ctl_stop(struct vfwd_app *app);
+/* Set a knob (knobs.c) on the running data path; on error nothing changed
+ * and err says why. */
+int vfwd_ctl_set(struct vfwd_app *app, const char *knob, const char *val, char *err,
+		 size_t errlen);
+void vfwd_ctl_clear_fwd_stats(struct vfwd_app *app);
+/* Periodic work of the main lcore: reports, --duration. */
+void vfwd_ctl_tick(struct vfwd_app *app);
+bool vfwd_ctl_quitting(const struct vfwd_app *app);
+/* Sleep while ticking; returns early when quitting. */
+void vfwd_ctl_sleep(struct vfwd_app *app, double secs);
+void vfwd_ctl_sleep_ms(unsigned int ms);
+
 /* report.c */
-void vfwd_report(struct vfwd_app *app, bool final);
+void vfwd_report(struct vfwd_app *app, struct vfwd_stats_view *view, bool final, bool json);
+void vfwd_show_lcores(struct vfwd_app *app, bool json);
+void vfwd_show_port_stats(struct vfwd_app *app, int port, bool json); /* port < 0: all */
+void vfwd_show_port_info(struct vfwd_app *app, int port, bool json);
+void vfwd_show_config(struct vfwd_app *app, bool json);
+int vfwd_view_init(struct vfwd_stats_view *v, uint16_t nb_workers);
+void vfwd_view_fini(struct vfwd_stats_view *v);
+/* Raw counters of every worker into now[nb_workers]. */
+void vfwd_stats_read(const struct vfwd_app *app, struct vfwd_lcore_stats *now);
+
+/* cli.c */
+/* Run a command file; returns 0, or -1 after the first failing line not
+ * prefixed with '-' (its file:line printed). */
+int vfwd_cli_run_file(struct vfwd_app *app, const char *path);
+/* The interactive prompt on stdin until quit, EOF or a signal. */
+int vfwd_cli_prompt(struct vfwd_app *app);
+/* A failing command says why (with file:line inside scripts). */
+void vfwd_cli_error(struct vfwd_app *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* telemetry.c */
+int vfwd_telemetry_register(struct vfwd_app *app);
+void vfwd_telemetry_unregister(struct vfwd_app *app);
 
 #endif

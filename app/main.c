@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_cycles.h>
@@ -19,6 +18,9 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
+#include <cmdline.h>
+#include <rte_pdump.h>
+
 #include "default_ports.h"
 
 #define NB_RXD 1024
@@ -208,8 +210,10 @@ setup_workers(struct vfwd_app *app)
 	app->nb_workers = RTE_MIN(app->nb_workers, plan->nb_streams);
 	app->workers = rte_zmalloc("vfwd_workers", app->nb_workers * sizeof(app->workers[0]),
 				   RTE_CACHE_LINE_SIZE);
-	app->last = calloc(app->nb_workers, sizeof(app->last[0]));
-	if (app->workers == NULL || app->last == NULL) {
+	app->base = calloc(app->nb_workers, sizeof(app->base[0]));
+	if (app->workers == NULL || app->base == NULL ||
+	    vfwd_view_init(&app->report_view, app->nb_workers) != 0 ||
+	    vfwd_view_init(&app->show_view, app->nb_workers) != 0) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -250,71 +254,19 @@ out:
 	return ret;
 }
 
-static int
-launch_workers(struct vfwd_app *app)
-{
-	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		int ret;
-
-		app->workers[w].running = 1;
-		ret = rte_eal_remote_launch(vfwd_worker_main, &app->workers[w],
-					    app->workers[w].lcore_id);
-		if (ret != 0) {
-			app->workers[w].running = 0;
-			fprintf(stderr, "dpdk-vfwd: error: cannot launch lcore %u: %s\n",
-				app->workers[w].lcore_id, strerror(-ret));
-			return ret;
-		}
-	}
-	app->running = true;
-	return 0;
-}
-
-static void
-stop_workers(struct vfwd_app *app)
-{
-	if (!app->running)
-		return;
-	for (uint16_t w = 0; w < app->nb_workers; w++)
-		app->workers[w].running = 0;
-	rte_eal_mp_wait_lcore();
-	app->running = false;
-}
-
-static void
-sleep_ms(unsigned int ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
-
-	nanosleep(&ts, NULL); /* a signal cuts it short, which is what we want */
-}
-
-static void
-report_loop(struct vfwd_app *app)
-{
-	uint64_t period = (uint64_t)(app->opt.stats_period_s * app->tsc_hz);
-	uint64_t end = app->opt.duration_s > 0
-			       ? app->start_tsc + (uint64_t)(app->opt.duration_s * app->tsc_hz)
-			       : UINT64_MAX;
-	uint64_t next = period ? app->start_tsc + period : UINT64_MAX;
-
-	while (!quit_signal) {
-		uint64_t now = rte_rdtsc();
-
-		if (now >= end)
-			break;
-		if (now >= next) {
-			vfwd_report(app, false);
-			next += period;
-		}
-		sleep_ms(10);
-	}
-}
-
 static void
 cleanup(struct vfwd_app *app)
 {
-	stop_workers(app);
+	vfwd_ctl_stop(app);
+	vfwd_telemetry_unregister(app);
+	if (app->pdump_init) {
+		rte_pdump_uninit();
+		app->pdump_init = false;
+	}
+	if (app->cl != NULL) {
+		cmdline_free(app->cl);
+		app->cl = NULL;
+	}
 	for (uint16_t i = 0; i < app->nb_ports; i++) {
 		uint16_t port = app->ports[i];
 
@@ -329,7 +281,28 @@ cleanup(struct vfwd_app *app)
 	rte_mempool_free(app->pool);
 	rte_mempool_free(app->indirect_pool);
 	rte_free(app->workers);
-	free(app->last);
+	free(app->base);
+	vfwd_view_fini(&app->report_view);
+	vfwd_view_fini(&app->show_view);
+}
+
+/* Non-interactive: forward until a signal, --duration or a script's quit. */
+static void
+run_batch(struct vfwd_app *app)
+{
+	if (!vfwd_ctl_quitting(app) && !app->running) {
+		int ret = vfwd_ctl_start(app);
+
+		if (ret != 0) {
+			fprintf(stderr, "dpdk-vfwd: error: cannot start the workers: %s\n",
+				strerror(-ret));
+			return;
+		}
+	}
+	while (!vfwd_ctl_quitting(app)) {
+		vfwd_ctl_tick(app);
+		vfwd_ctl_sleep_ms(10);
+	}
 }
 
 int
@@ -337,10 +310,12 @@ main(int argc, char **argv)
 {
 	struct vfwd_app app;
 	char err[256];
-	int app_argc, eal_argc, ret;
+	int app_argc, eal_argc, ret, status = 0;
 	char **app_argv;
 
 	memset(&app, 0, sizeof(app));
+	pthread_mutex_init(&app.lock, NULL);
+	app.quit_signal = &quit_signal;
 	/* reports are read live by people and scripts, through pipes too */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	eal_argc = split_args(argc, argv, &app_argc, &app_argv);
@@ -378,20 +353,37 @@ main(int argc, char **argv)
 		goto fail;
 	if (app.vhost_sock[0])
 		vfwd_default_ports_explain(&app);
-
 	app.pool_in_use_at_start = rte_mempool_in_use_count(app.pool);
-	app.start_tsc = app.last_tsc = rte_rdtsc();
-	ret = launch_workers(&app);
-	if (ret != 0)
-		goto fail;
-	report_loop(&app);
-	stop_workers(&app);
-	if (quit_signal)
-		printf("\nsignal %d received, stopping\n", (int)quit_signal);
-	vfwd_report(&app, true);
+
+	/* dpdk-dumpcap attaches as a secondary process: not with --in-memory */
+	if (rte_pdump_init() != 0)
+		printf("note: packet capture (dpdk-dumpcap) unavailable: %s\n",
+		       rte_strerror(rte_errno));
+	else
+		app.pdump_init = true;
+	if (vfwd_telemetry_register(&app) != 0)
+		printf("note: telemetry commands /vfwd/* not registered\n");
+
+	if (app.opt.cmdline_file[0] && vfwd_cli_run_file(&app, app.opt.cmdline_file) != 0) {
+		status = 1;
+		if (!app.opt.interactive)
+			app.quit = true;
+	}
+	if (app.opt.interactive) {
+		if (!vfwd_ctl_quitting(&app) && vfwd_cli_prompt(&app) != 0) {
+			fprintf(stderr, "dpdk-vfwd: error: cannot start the prompt\n");
+			status = 1;
+		}
+	} else {
+		run_batch(&app);
+	}
+	vfwd_ctl_stop(&app);
+	if (*app.quit_signal)
+		printf("\nsignal %d received, stopping\n", (int)*app.quit_signal);
+	vfwd_report(&app, &app.report_view, true, app.opt.stats_format == VFWD_STATS_JSON);
 	cleanup(&app);
 	rte_eal_cleanup();
-	return 0;
+	return status;
 
 fail:
 	cleanup(&app);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "knobs.h"
 #include "options.h"
 
 const char vfwd_usage[] =
@@ -34,39 +35,43 @@ const char vfwd_usage[] =
 	"  --gro-flush-us N     heavy: send what waited N us, 0..1000000 (default 50);\n"
 	"                       everything is sent when the rx queue runs empty\n"
 	"  --gro-flows N        flows GRO tracks at once, 1..1024 (default 64)\n"
-	"  --stats-period S     print stats every S seconds (default: only at exit)\n"
+	"  --stats-period S     print stats every S seconds, or off (default: off, only at exit)\n"
 	"  --stats-format F     text or json (json: one object per line)\n"
 	"  --duration S         stop after S seconds (default: run until SIGINT/SIGTERM)\n"
-	"  -h, --help           this text\n";
+	"  -i, --interactive    a command prompt (type help); forwarding waits for 'start'\n"
+	"  --cmdline-file F     run the commands in F first (see config/*.cmd); with -i the\n"
+	"                       prompt follows, without it forwarding goes on unless F quits\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"Every knob above can be changed while forwarding: 'set <knob> <value>' at the\n"
+	"prompt or in a command file (e.g. set burst 16, set gro on).\n";
 
 enum {
-	OPT_BURST = 256,
+	OPT_KNOB = 256, /* the option's name is a knob's (knobs.c) */
+	OPT_GRO,        /* --gro alone: set gro on */
 	OPT_RXQ,
 	OPT_TXQ,
 	OPT_PAIR,
-	OPT_TX_RETRY,
-	OPT_STATS_PERIOD,
-	OPT_STATS_FORMAT,
 	OPT_DURATION,
-	OPT_GRO,
-	OPT_GRO_MODE,
-	OPT_GRO_FLUSH_US,
-	OPT_GRO_FLOWS,
+	OPT_INTERACTIVE,
+	OPT_CMDLINE_FILE,
 };
 
 static const struct option long_opts[] = {
-	{"burst", required_argument, NULL, OPT_BURST},
+	{"burst", required_argument, NULL, OPT_KNOB},
+	{"tx-retry", required_argument, NULL, OPT_KNOB},
+	{"gro-mode", required_argument, NULL, OPT_KNOB},
+	{"gro-flush-us", required_argument, NULL, OPT_KNOB},
+	{"gro-flows", required_argument, NULL, OPT_KNOB},
+	{"stats-period", required_argument, NULL, OPT_KNOB},
+	{"stats-format", required_argument, NULL, OPT_KNOB},
+	{"gro", no_argument, NULL, OPT_GRO},
 	{"rxq", required_argument, NULL, OPT_RXQ},
 	{"txq", required_argument, NULL, OPT_TXQ},
 	{"pair", required_argument, NULL, OPT_PAIR},
-	{"tx-retry", required_argument, NULL, OPT_TX_RETRY},
-	{"stats-period", required_argument, NULL, OPT_STATS_PERIOD},
-	{"stats-format", required_argument, NULL, OPT_STATS_FORMAT},
 	{"duration", required_argument, NULL, OPT_DURATION},
-	{"gro", no_argument, NULL, OPT_GRO},
-	{"gro-mode", required_argument, NULL, OPT_GRO_MODE},
-	{"gro-flush-us", required_argument, NULL, OPT_GRO_FLUSH_US},
-	{"gro-flows", required_argument, NULL, OPT_GRO_FLOWS},
+	{"interactive", no_argument, NULL, 'i'},
+	{"cmdline-file", required_argument, NULL, OPT_CMDLINE_FILE},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -80,41 +85,6 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
-}
-
-/* A decimal integer in [min, max], nothing else: no sign, no blanks, no
- * trailing characters, no overflow. */
-static int
-parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (s == NULL || *s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/* Seconds: a positive decimal number up to max (e.g. "2", "0.5"). */
-static int
-parse_seconds(const char *s, double max, double *out)
-{
-	char *end;
-	double v;
-
-	if (s == NULL || ((*s < '0' || *s > '9') && *s != '.'))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || *end != '\0' || !isfinite(v) || v <= 0 || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 static int
@@ -131,8 +101,8 @@ parse_pair(const char *s, struct vfwd_pair *p)
 	if (colon == NULL)
 		return -EINVAL;
 	*colon = '\0';
-	if (parse_uint(buf, 0, VFWD_MAX_PORTS - 1, &vm) != 0 ||
-	    parse_uint(colon + 1, 0, VFWD_MAX_PORTS - 1, &wire) != 0 || vm == wire)
+	if (vfwd_parse_uint(buf, 0, VFWD_MAX_PORTS - 1, &vm) != 0 ||
+	    vfwd_parse_uint(colon + 1, 0, VFWD_MAX_PORTS - 1, &wire) != 0 || vm == wire)
 		return -EINVAL;
 	p->vm_port = vm;
 	p->wire_port = wire;
@@ -165,27 +135,32 @@ int
 vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, size_t errlen)
 {
 	unsigned long v;
-	int opt;
+	int opt, idx = -1;
 
 	vfwd_options_defaults(o);
 	optind = 0; /* glibc: full reset, so the parser can run more than once */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":hi", long_opts, &idx)) != -1) {
 		switch (opt) {
-		case OPT_BURST:
-			if (parse_uint(optarg, 1, VFWD_MAX_BURST, &v) != 0)
-				return fail(err, errlen, "--burst '%s': expected 1..%d", optarg,
-					    VFWD_MAX_BURST);
-			o->knobs.burst = v;
+		case OPT_KNOB: {
+			char what[64];
+
+			snprintf(what, sizeof(what), "--%s", long_opts[idx].name);
+			if (vfwd_knob_set(o, long_opts[idx].name, optarg, what, err, errlen) != 0)
+				return -EINVAL;
+			break;
+		}
+		case OPT_GRO:
+			o->knobs.gro.enabled = true;
 			break;
 		case OPT_RXQ:
-			if (parse_uint(optarg, 1, VFWD_MAX_QUEUES, &v) != 0)
+			if (vfwd_parse_uint(optarg, 1, VFWD_MAX_QUEUES, &v) != 0)
 				return fail(err, errlen, "--rxq '%s': expected 1..%d", optarg,
 					    VFWD_MAX_QUEUES);
 			o->nb_rxq = v;
 			break;
 		case OPT_TXQ:
-			if (parse_uint(optarg, 1, VFWD_MAX_QUEUES, &v) != 0)
+			if (vfwd_parse_uint(optarg, 1, VFWD_MAX_QUEUES, &v) != 0)
 				return fail(err, errlen, "--txq '%s': expected 1..%d", optarg,
 					    VFWD_MAX_QUEUES);
 			o->nb_txq = v;
@@ -207,56 +182,20 @@ vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, siz
 			o->pairs[o->nb_pairs++] = p;
 			break;
 		}
-		case OPT_TX_RETRY:
-			if (parse_uint(optarg, 0, VFWD_MAX_TX_RETRY, &v) != 0)
-				return fail(err, errlen, "--tx-retry '%s': expected 0..%d", optarg,
-					    VFWD_MAX_TX_RETRY);
-			o->knobs.tx_retry = v;
-			break;
-		case OPT_STATS_PERIOD:
-			if (parse_seconds(optarg, 86400, &o->stats_period_s) != 0)
-				return fail(err, errlen,
-					    "--stats-period '%s': expected seconds > 0 (e.g. 1 or 0.5)",
-					    optarg);
-			break;
 		case OPT_DURATION:
-			if (parse_seconds(optarg, 365 * 86400.0, &o->duration_s) != 0)
+			if (vfwd_parse_seconds(optarg, 365 * 86400.0, &o->duration_s) != 0)
 				return fail(err, errlen,
 					    "--duration '%s': expected seconds > 0 (e.g. 10 or 2.5)",
 					    optarg);
 			break;
-		case OPT_STATS_FORMAT:
-			if (strcmp(optarg, "text") == 0)
-				o->stats_format = VFWD_STATS_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				o->stats_format = VFWD_STATS_JSON;
-			else
-				return fail(err, errlen, "--stats-format '%s': expected text or json",
+		case 'i':
+			o->interactive = true;
+			break;
+		case OPT_CMDLINE_FILE:
+			if (optarg[0] == '\0' || strlen(optarg) >= sizeof(o->cmdline_file))
+				return fail(err, errlen, "--cmdline-file '%s': expected a file path",
 					    optarg);
-			break;
-		case OPT_GRO:
-			o->knobs.gro.enabled = true;
-			break;
-		case OPT_GRO_MODE:
-			if (strcmp(optarg, "light") == 0)
-				o->knobs.gro.mode = VFWD_GRO_LIGHT;
-			else if (strcmp(optarg, "heavy") == 0)
-				o->knobs.gro.mode = VFWD_GRO_HEAVY;
-			else
-				return fail(err, errlen, "--gro-mode '%s': expected light or heavy",
-					    optarg);
-			break;
-		case OPT_GRO_FLUSH_US:
-			if (parse_uint(optarg, 0, 1000000, &v) != 0)
-				return fail(err, errlen, "--gro-flush-us '%s': expected 0..1000000",
-					    optarg);
-			o->knobs.gro.flush_us = v;
-			break;
-		case OPT_GRO_FLOWS:
-			if (parse_uint(optarg, 1, VFWD_GRO_MAX_FLOWS, &v) != 0)
-				return fail(err, errlen, "--gro-flows '%s': expected 1..%d", optarg,
-					    VFWD_GRO_MAX_FLOWS);
-			o->knobs.gro.max_flows = v;
+			strcpy(o->cmdline_file, optarg);
 			break;
 		case 'h':
 			o->help = true;

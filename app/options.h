@@ -18,6 +18,8 @@ struct vfwd_options {
 	double duration_s;     /* 0: run until a signal */
 	enum vfwd_stats_format stats_format;
 	bool help;
+	bool interactive;        /* -i: the prompt */
+	char cmdline_file[4096]; /* --cmdline-file, or "" */
 };
 
 /* Parse the application arguments (those after "--"); argv[0] is the

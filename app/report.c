@@ -5,7 +5,9 @@
  * report for scripts. Rates are over the period since the last report;
  * counts are since start.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@
 #include <rte_mempool.h>
 
 #include "app.h"
+#include "knobs.h"
 
 static const char *const dir_name[VFWD_DIR_COUNT] = {"vm->wire", "wire->vm"};
 static const char *const dir_key[VFWD_DIR_COUNT] = {"vm_to_wire", "wire_to_vm"};
@@ -136,20 +139,57 @@ text_ports(const struct vfwd_app *app)
 	}
 }
 
-/* One report's figures: per worker since start and over the period, and
- * their totals. */
+/* One report's figures: per worker since start (or the last clear) and
+ * over the period since the view's last look, and their totals. */
 struct report {
-	const struct vfwd_lcore_stats *now, *delta;
+	struct vfwd_lcore_stats *raw, *now, *delta;
 	struct vfwd_lcore_stats tot_now, tot_delta;
 	double elapsed, secs;
+	uint64_t tsc;
 	bool final;
 };
 
-static void
-report_text(struct vfwd_app *app, const struct report *r)
+void
+vfwd_stats_read(const struct vfwd_app *app, struct vfwd_lcore_stats *now)
 {
-	printf("\n== dpdk-vfwd %s t=%.1fs ==========================================\n",
-	       r->final ? "final stats" : "stats", r->elapsed);
+	for (uint16_t w = 0; w < app->nb_workers; w++)
+		memcpy(&now[w], &app->workers[w].stats, sizeof(now[w]));
+}
+
+/* r's arrays must hold nb_workers entries. */
+static void
+report_take(struct vfwd_app *app, const struct vfwd_stats_view *view, struct report *r)
+{
+	r->tsc = rte_rdtsc();
+	r->elapsed = app->start_tsc ? (double)(r->tsc - app->start_tsc) / app->tsc_hz : 0;
+	r->secs = view->last_tsc ? (double)(r->tsc - view->last_tsc) / app->tsc_hz : 0;
+	memset(&r->tot_now, 0, sizeof(r->tot_now));
+	memset(&r->tot_delta, 0, sizeof(r->tot_delta));
+	vfwd_stats_read(app, r->raw);
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		vfwd_stats_sub(&r->now[w], &r->raw[w], &app->base[w]);
+		vfwd_stats_sub(&r->delta[w], &r->raw[w], &view->last[w]);
+		vfwd_stats_add(&r->tot_now, &r->now[w]);
+		vfwd_stats_add(&r->tot_delta, &r->delta[w]);
+	}
+}
+
+static void
+report_done(struct vfwd_app *app, struct vfwd_stats_view *view, const struct report *r)
+{
+	memcpy(view->last, r->raw, app->nb_workers * sizeof(r->raw[0]));
+	view->last_tsc = r->tsc;
+}
+
+#define REPORT_ON_STACK(app, r)                                                           \
+	unsigned int nb_ = (app)->nb_workers ? (app)->nb_workers : 1;                     \
+	struct vfwd_lcore_stats *arr_ = calloc(3 * nb_, sizeof(*arr_));                   \
+	struct report r = {.raw = arr_, .now = arr_ ? arr_ + nb_ : NULL,                  \
+			   .delta = arr_ ? arr_ + 2 * nb_ : NULL}
+
+static void
+text_lcores(struct vfwd_app *app, const struct report *r)
+{
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
 		char label[16];
 
@@ -158,6 +198,14 @@ report_text(struct vfwd_app *app, const struct report *r)
 	}
 	if (app->nb_workers > 1)
 		text_lcore("total", &r->tot_now, &r->tot_delta, r->secs);
+}
+
+static void
+report_text(struct vfwd_app *app, const struct report *r)
+{
+	printf("\n== dpdk-vfwd %s t=%.1fs %s==================================\n",
+	       r->final ? "final stats" : "stats", r->elapsed, app->running ? "" : "(stopped) ");
+	text_lcores(app, r);
 	text_ports(app);
 	printf("mempool: %u of %u mbufs in use (%u at start)\n", rte_mempool_in_use_count(app->pool),
 	       app->pool->size, app->pool_in_use_at_start);
@@ -213,11 +261,11 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 	printf("}");
 }
 
+/* "lcores":[...],"total":{...} */
 static void
-report_json(struct vfwd_app *app, const struct report *r)
+json_lcores(struct vfwd_app *app, const struct report *r)
 {
-	printf("{\"final\":%s,\"t\":%.3f,\"period_s\":%.3f,\"tsc_hz\":%" PRIu64 ",\"lcores\":[",
-	       r->final ? "true" : "false", r->elapsed, r->secs, app->tsc_hz);
+	printf("\"lcores\":[");
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
 		printf("%s{\"lcore\":%u,", w ? "," : "", app->workers[w].lcore_id);
 		json_lcore(&r->now[w], &r->delta[w], r->secs);
@@ -225,54 +273,294 @@ report_json(struct vfwd_app *app, const struct report *r)
 	}
 	printf("],\"total\":{");
 	json_lcore(&r->tot_now, &r->tot_delta, r->secs);
-	printf("},\"ports\":[");
-	for (uint16_t i = 0; i < app->nb_ports; i++) {
-		uint16_t port = app->ports[i];
-		struct port_snapshot ps;
-		const struct rte_eth_stats *s = &ps.st;
+	printf("}");
+}
 
-		port_snapshot(port, &ps);
-		printf("%s{\"port\":%u,\"name\":\"%s\",\"role\":\"%s\",\"link_up\":%u,"
-		       "\"guest_gso\":%u,\"tx_tso\":%u,\"tx_l4_cksum\":%u,"
-		       "\"ipackets\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"ibytes\":%" PRIu64
-		       ",\"obytes\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64
-		       ",\"oerrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}",
-		       i ? "," : "", port, ps.name, app->port_state[port].is_vhost ? "vm" : "wire",
-		       app->port_state[port].link_up, app->port_state[port].guest_gso,
-		       app->port_state[port].tx_tso, app->port_state[port].tx_l4_cksum, s->ipackets, s->opackets, s->ibytes, s->obytes,
-		       s->imissed, s->ierrors, s->oerrors, s->rx_nombuf);
-	}
+static void
+json_port(const struct vfwd_app *app, uint16_t port, bool first)
+{
+	const struct vfwd_port_state *st = &app->port_state[port];
+	struct port_snapshot ps;
+	const struct rte_eth_stats *s = &ps.st;
+
+	port_snapshot(port, &ps);
+	printf("%s{\"port\":%u,\"name\":\"%s\",\"role\":\"%s\",\"link_up\":%u,"
+	       "\"guest_gso\":%u,\"tx_tso\":%u,\"tx_l4_cksum\":%u,"
+	       "\"ipackets\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"ibytes\":%" PRIu64
+	       ",\"obytes\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64
+	       ",\"oerrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}",
+	       first ? "" : ",", port, ps.name, st->is_vhost ? "vm" : "wire", st->link_up,
+	       st->guest_gso, st->tx_tso, st->tx_l4_cksum, s->ipackets, s->opackets, s->ibytes,
+	       s->obytes, s->imissed, s->ierrors, s->oerrors, s->rx_nombuf);
+}
+
+static void
+report_json(struct vfwd_app *app, const struct report *r)
+{
+	printf("{\"final\":%s,\"running\":%s,\"t\":%.3f,\"period_s\":%.3f,\"tsc_hz\":%" PRIu64 ",",
+	       r->final ? "true" : "false", app->running ? "true" : "false", r->elapsed, r->secs,
+	       app->tsc_hz);
+	json_lcores(app, r);
+	printf(",\"ports\":[");
+	for (uint16_t i = 0; i < app->nb_ports; i++)
+		json_port(app, app->ports[i], i == 0);
 	printf("],\"mempool\":{\"size\":%u,\"in_use\":%u,\"in_use_at_start\":%u}}\n",
 	       app->pool->size, rte_mempool_in_use_count(app->pool), app->pool_in_use_at_start);
 	fflush(stdout);
 }
 
 void
-vfwd_report(struct vfwd_app *app, bool final)
+vfwd_report(struct vfwd_app *app, struct vfwd_stats_view *view, bool final, bool json)
 {
-	unsigned int n = app->nb_workers ? app->nb_workers : 1;
-	struct vfwd_lcore_stats now[n], delta[n];
-	uint64_t tsc = rte_rdtsc();
-	struct report r = {
-		.now = now,
-		.delta = delta,
-		.elapsed = (double)(tsc - app->start_tsc) / app->tsc_hz,
-		.secs = (double)(tsc - app->last_tsc) / app->tsc_hz,
-		.final = final,
-	};
+	REPORT_ON_STACK(app, r);
 
-	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		memcpy(&now[w], &app->workers[w].stats, sizeof(now[w]));
-		vfwd_stats_sub(&delta[w], &now[w], &app->last[w]);
-		vfwd_stats_add(&r.tot_now, &now[w]);
-		vfwd_stats_add(&r.tot_delta, &delta[w]);
-	}
-
-	if (app->opt.stats_format == VFWD_STATS_JSON)
+	if (arr_ == NULL)
+		return;
+	r.final = final;
+	report_take(app, view, &r);
+	if (json)
 		report_json(app, &r);
 	else
 		report_text(app, &r);
+	report_done(app, view, &r);
+	free(arr_);
+}
 
-	memcpy(app->last, now, app->nb_workers * sizeof(now[0]));
-	app->last_tsc = tsc;
+void
+vfwd_show_lcores(struct vfwd_app *app, bool json)
+{
+	REPORT_ON_STACK(app, r);
+
+	if (arr_ == NULL)
+		return;
+	report_take(app, &app->show_view, &r);
+	if (json) {
+		printf("{\"t\":%.3f,\"period_s\":%.3f,", r.elapsed, r.secs);
+		json_lcores(app, &r);
+		printf("}\n");
+	} else {
+		text_lcores(app, &r);
+	}
+	fflush(stdout);
+	report_done(app, &app->show_view, &r);
+	free(arr_);
+}
+
+int
+vfwd_view_init(struct vfwd_stats_view *v, uint16_t nb_workers)
+{
+	v->last = calloc(nb_workers ? nb_workers : 1, sizeof(v->last[0]));
+	v->last_tsc = 0;
+	return v->last ? 0 : -ENOMEM;
+}
+
+void
+vfwd_view_fini(struct vfwd_stats_view *v)
+{
+	free(v->last);
+	v->last = NULL;
+}
+
+/* ------------------------------------------------------------- port shows */
+
+static bool
+port_selected(uint16_t port, int want)
+{
+	return want < 0 || want == port;
+}
+
+void
+vfwd_show_port_stats(struct vfwd_app *app, int want, bool json)
+{
+	uint64_t tsc = rte_rdtsc();
+	double secs = app->port_last_tsc ? (double)(tsc - app->port_last_tsc) / app->tsc_hz : 0;
+	bool first = true;
+
+	if (json)
+		printf("{\"period_s\":%.3f,\"ports\":[", secs);
+	for (uint16_t i = 0; i < app->nb_ports; i++) {
+		uint16_t port = app->ports[i];
+		struct rte_eth_stats *last = &app->port_last[port];
+		struct port_snapshot ps;
+		const struct rte_eth_stats *s = &ps.st;
+		double rx_pps, tx_pps;
+
+		if (!port_selected(port, want))
+			continue;
+		port_snapshot(port, &ps);
+		rx_pps = secs > 0 ? (double)(s->ipackets - last->ipackets) / secs : 0;
+		tx_pps = secs > 0 ? (double)(s->opackets - last->opackets) / secs : 0;
+		if (json) {
+			json_port(app, port, first);
+			first = false;
+		} else {
+			printf("\n  ---- port %u (%s, %s side) ----\n", port, ps.name,
+			       app->port_state[port].is_vhost ? "vm" : "wire");
+			printf("  RX-packets: %-14" PRIu64 " RX-missed: %-10" PRIu64
+			       " RX-bytes: %" PRIu64 "\n",
+			       s->ipackets, s->imissed, s->ibytes);
+			printf("  RX-errors:  %-14" PRIu64 " RX-nombuf: %" PRIu64 "\n", s->ierrors,
+			       s->rx_nombuf);
+			printf("  TX-packets: %-14" PRIu64 " TX-errors: %-10" PRIu64
+			       " TX-bytes: %" PRIu64 "\n",
+			       s->opackets, s->oerrors, s->obytes);
+			printf("  Rx-pps: %-14.0f Tx-pps: %.0f   (over %.1f s)\n", rx_pps, tx_pps,
+			       secs);
+		}
+		*last = ps.st;
+	}
+	if (json)
+		printf("]}\n");
+	fflush(stdout);
+	app->port_last_tsc = tsc;
+}
+
+static void
+offload_names(char *buf, size_t len, uint64_t offloads)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int bit = 0; bit < 64 && n < len; bit++) {
+		const char *name;
+
+		if (!(offloads & (1ULL << bit)))
+			continue;
+		name = rte_eth_dev_tx_offload_name(1ULL << bit);
+		n += snprintf(buf + n, len - n, "%s%s", n ? " " : "", name);
+	}
+	if (n == 0)
+		snprintf(buf, len, "none");
+}
+
+void
+vfwd_show_port_info(struct vfwd_app *app, int want, bool json)
+{
+	bool first = true;
+
+	if (json)
+		printf("{\"ports\":[");
+	for (uint16_t i = 0; i < app->nb_ports; i++) {
+		uint16_t port = app->ports[i];
+		const struct vfwd_port_state *st = &app->port_state[port];
+		struct rte_eth_dev_info info;
+		struct rte_eth_link link;
+		struct rte_eth_conf conf;
+		struct rte_ether_addr mac;
+		char name[RTE_ETH_NAME_MAX_LEN], macs[RTE_ETHER_ADDR_FMT_SIZE], offl[512];
+		uint16_t mtu = 0;
+
+		if (!port_selected(port, want))
+			continue;
+		memset(&info, 0, sizeof(info));
+		memset(&link, 0, sizeof(link));
+		memset(&conf, 0, sizeof(conf));
+		memset(&mac, 0, sizeof(mac));
+		rte_eth_dev_info_get(port, &info);
+		rte_eth_link_get_nowait(port, &link);
+		rte_eth_dev_conf_get(port, &conf);
+		rte_eth_macaddr_get(port, &mac);
+		rte_eth_dev_get_mtu(port, &mtu);
+		if (rte_eth_dev_get_name_by_port(port, name) != 0)
+			snprintf(name, sizeof(name), "port%u", port);
+		rte_ether_format_addr(macs, sizeof(macs), &mac);
+		offload_names(offl, sizeof(offl), conf.txmode.offloads);
+		if (json) {
+			printf("%s{\"port\":%u,\"name\":\"%s\",\"driver\":\"%s\",\"role\":\"%s\","
+			       "\"link_up\":%u,\"link_speed\":%u,\"mtu\":%u,\"mac\":\"%s\","
+			       "\"rxq\":%u,\"txq\":%u,\"tx_offloads\":\"%s\",\"guest_gso\":%u,"
+			       "\"socket\":%d}",
+			       first ? "" : ",", port, name, info.driver_name ? info.driver_name : "",
+			       st->is_vhost ? "vm" : "wire", link.link_status, link.link_speed, mtu,
+			       macs, info.nb_rx_queues, info.nb_tx_queues, offl, st->guest_gso,
+			       rte_eth_dev_socket_id(port));
+			first = false;
+			continue;
+		}
+		printf("\n  ---- port %u: %s ----\n", port, name);
+		printf("  driver %s, %s side, socket %d\n", info.driver_name ? info.driver_name : "?",
+		       st->is_vhost ? "vm" : "wire", rte_eth_dev_socket_id(port));
+		printf("  link %s, speed %u Mbps, MTU %u, MAC %s\n", link.link_status ? "up" : "down",
+		       link.link_speed, mtu, macs);
+		printf("  queues rx %u tx %u\n", info.nb_rx_queues, info.nb_tx_queues);
+		printf("  tx offloads: %s\n", offl);
+		if (st->is_vhost)
+			printf("  guest takes GSO frames (GUEST_TSO4+GUEST_CSUM): %s\n",
+			       st->guest_gso ? "yes" : "no");
+	}
+	if (json)
+		printf("]}\n");
+	fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- config */
+
+static bool
+is_number(const char *s)
+{
+	char *end;
+
+	if (*s == '\0')
+		return false;
+	strtod(s, &end);
+	return *end == '\0';
+}
+
+void
+vfwd_show_config(struct vfwd_app *app, bool json)
+{
+	const struct vfwd_options *o = &app->opt;
+	char val[64];
+
+	if (json) {
+		printf("{\"running\":%s,\"knobs\":{", app->running ? "true" : "false");
+		for (unsigned int i = 0; i < vfwd_nb_knobs; i++) {
+			vfwd_knobs[i].get(o, val, sizeof(val));
+			printf(is_number(val) ? "%s\"%s\":%s" : "%s\"%s\":\"%s\"", i ? "," : "",
+			       vfwd_knobs[i].name, val);
+		}
+		printf("},\"rxq\":%u,\"txq\":%u,\"duration_s\":%g,\"pairs\":[", o->nb_rxq,
+		       o->nb_txq, o->duration_s);
+		for (uint16_t i = 0; i < app->nb_pairs; i++)
+			printf("%s{\"vm_port\":%u,\"wire_port\":%u}", i ? "," : "",
+			       app->pairs[i].vm_port, app->pairs[i].wire_port);
+		printf("],\"lcores\":[");
+		for (uint16_t w = 0; w < app->nb_workers; w++) {
+			const struct vfwd_worker *wk = &app->workers[w];
+
+			printf("%s{\"lcore\":%u,\"streams\":[", w ? "," : "", wk->lcore_id);
+			for (uint16_t s = 0; s < wk->nb_streams; s++) {
+				const struct vfwd_stream *st = &wk->streams[s];
+
+				printf("%s{\"dir\":\"%s\",\"rx_port\":%u,\"rx_queue\":%u,"
+				       "\"tx_port\":%u,\"tx_queue\":%u}",
+				       s ? "," : "", dir_key[st->dir], st->rx_port, st->rx_queue,
+				       st->tx_port, st->tx_queue);
+			}
+			printf("]}");
+		}
+		printf("]}\n");
+		fflush(stdout);
+		return;
+	}
+	printf("forwarding: %s\n", app->running ? "started" : "stopped");
+	printf("knobs (set <knob> <value>):\n");
+	for (unsigned int i = 0; i < vfwd_nb_knobs; i++) {
+		vfwd_knobs[i].get(o, val, sizeof(val));
+		printf("  %-14s %-10s %s\n", vfwd_knobs[i].name, val, vfwd_knobs[i].values);
+	}
+	printf("fixed at start: rxq %u, txq %u, duration %s\n", o->nb_rxq, o->nb_txq,
+	       o->duration_s > 0 ? "set" : "none");
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		const struct vfwd_worker *wk = &app->workers[w];
+
+		for (uint16_t s = 0; s < wk->nb_streams; s++) {
+			const struct vfwd_stream *st = &wk->streams[s];
+
+			printf("  lcore %u: %s port %u q%u -> port %u q%u\n", wk->lcore_id,
+			       dir_name[st->dir], st->rx_port, st->rx_queue, st->tx_port,
+			       st->tx_queue);
+		}
+	}
+	fflush(stdout);
 }

@@ -7,10 +7,13 @@ the test fails."""
 import glob
 import json
 import os
+import pty
+import re
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -118,6 +121,101 @@ class Proc:
         return objs[-1]
 
 
+class _Closed:
+    def close(self):
+        pass
+
+
+class PtyProc:
+    """A process on a pseudo-terminal, as a person at the prompt would run
+    it: send() types a line, expect() waits for text on the screen."""
+
+    def __init__(self, env, name, argv):
+        self.env = env
+        self.name = name
+        master, slave = pty.openpty()
+        self.master = master
+        self.p = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave,
+                                  start_new_session=True)
+        os.close(slave)
+        self._out = self._err = _Closed()
+        self.buf = b""
+        self.lock = threading.Lock()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        env.procs.append(self)
+
+    def _read(self):
+        while True:
+            try:
+                data = os.read(self.master, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            with self.lock:
+                self.buf += data
+
+    def screen(self):
+        with self.lock:
+            return self.buf.decode("utf-8", "replace")
+
+    def mark(self):
+        with self.lock:
+            return len(self.buf)
+
+    def send(self, line):
+        os.write(self.master, line.encode() + b"\n")
+
+    def send_raw(self, data):
+        os.write(self.master, data)
+
+    def expect(self, pattern, timeout, since=0):
+        """Wait for a regex on the screen after byte offset since; returns
+        the match."""
+        deadline = time.monotonic() + timeout
+        rx = re.compile(pattern)
+        while time.monotonic() < deadline:
+            m = rx.search(self.screen()[since:])
+            if m:
+                return m
+            if self.p.poll() is not None:
+                time.sleep(0.2)
+                m = rx.search(self.screen()[since:])
+                if m:
+                    return m
+                break
+            time.sleep(0.05)
+        raise TestFailure("%s: no /%s/ within %ss (rc=%s)\n--- screen tail:\n%s"
+                          % (self.name, pattern, timeout, self.p.poll(), self.screen()[-2500:]))
+
+    def command(self, line, timeout=20):
+        """Type a line, wait for the next prompt; returns what it printed."""
+        m0 = self.mark()
+        self.send(line)
+        self.expect(r"vfwd> ", timeout, since=m0 + len(line))
+        return self.screen()[m0:]
+
+    def wait(self, timeout):
+        try:
+            return self.p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise TestFailure("%s did not exit within %ss\n%s" % (self.name, timeout,
+                                                                  self.screen()[-1500:]))
+
+    def kill(self):
+        Proc.kill(self)
+
+    def json_lines(self):
+        objs = []
+        for line in self.screen().splitlines():
+            line = line.strip().replace("vfwd> ", "")
+            if line.startswith("{"):
+                objs.append(json.loads(line))
+        return objs
+
+
 class Env:
     """One test's sandbox. Use as a context manager."""
 
@@ -144,18 +242,27 @@ class Env:
     def path(self, name):
         return os.path.join(self.dir, name)
 
-    def eal(self, tag, lcores, extra=()):
-        return ["--lcores", lcores, "--in-memory", "--no-pci", "--file-prefix", self.prefix(tag),
-                "--log-level=lib.vhost.config:notice"] + list(extra)
+    def eal(self, tag, lcores, extra=(), in_memory=True):
+        return (["--lcores", lcores] + (["--in-memory"] if in_memory else []) +
+                ["--no-pci", "--file-prefix", self.prefix(tag),
+                 "--log-level=lib.vhost.config:notice"] + list(extra))
 
-    def vfwd(self, vdevs, args=(), lcores="0@0,1@1", name="vfwd", netns=None):
-        eal = self.eal(name, lcores)
+    def vfwd_argv(self, vdevs, args=(), lcores="0@0,1@1", name="vfwd", netns=None,
+                  in_memory=True):
+        eal = self.eal(name, lcores, in_memory=in_memory)
         for v in vdevs:
             eal += ["--vdev", v]
         pre = os.environ.get("VFWD_WRAP", "").split()
         if netns:
             pre = ["ip", "netns", "exec", netns] + pre
-        return Proc(self, name, pre + [VFWD] + eal + ["--"] + list(args))
+        return pre + [VFWD] + eal + ["--"] + list(args)
+
+    def vfwd(self, vdevs, args=(), lcores="0@0,1@1", name="vfwd", netns=None, in_memory=True):
+        return Proc(self, name, self.vfwd_argv(vdevs, args, lcores, name, netns, in_memory))
+
+    def vfwd_pty(self, vdevs, args=(), lcores="0@0,1@1", name="vfwd"):
+        """vfwd -i on a pseudo-terminal."""
+        return PtyProc(self, name, self.vfwd_argv(vdevs, ["-i"] + list(args), lcores, name))
 
     def peer(self, vdevs, args, lcores="0@0", name="peer"):
         eal = self.eal(name, lcores, ["--single-file-segments"])
@@ -185,6 +292,8 @@ class Env:
                     p.kill()
             p._out.close()
             p._err.close()
+            if isinstance(p, PtyProc):
+                os.close(p.master)
         for ns in self.netns:
             subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
         for pfx in self.prefixes:

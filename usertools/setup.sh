@@ -11,7 +11,7 @@ PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build pkg-config gcc python3 ipr
 	iputils-ping coreutils librte-mempool-ring23 librte-net-vhost23 librte-net-virtio23
 	librte-net-memif23 librte-net-tap23 librte-net-null23 librte-net-af-packet23
 	librte-net-pcap23
-	qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils"
+	qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils tcpdump"
 HUGEPAGES=${VFWD_HUGEPAGES:-1024}   # 2 MB pages: 2 GB
 
 if [ "$(id -u)" != 0 ]; then

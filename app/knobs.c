@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The knob table: names, accepted values and how a change is applied.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "knobs.h"
+
+/* A decimal integer in [min, max], nothing else: no sign, no blanks, no
+ * trailing characters, no overflow. */
+int
+vfwd_parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Seconds: a positive decimal number up to max (e.g. "2", "0.5"). */
+int
+vfwd_parse_seconds(const char *s, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (s == NULL || ((*s < '0' || *s > '9') && *s != '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || *end != '\0' || !isfinite(v) || v <= 0 || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* One of the words in a NULL-terminated list; returns its index or -1. */
+static int
+parse_word(const char *s, const char *const *words)
+{
+	for (int i = 0; words[i] != NULL; i++)
+		if (strcmp(s, words[i]) == 0)
+			return i;
+	return -1;
+}
+
+static const char *const on_off[] = {"off", "on", NULL};
+static const char *const gro_modes[] = {"light", "heavy", NULL};
+static const char *const formats[] = {"text", "json", NULL};
+
+#define UINT_KNOB(fn, field, min, max)                                                    \
+	static int set_##fn(struct vfwd_options *o, const char *val)                      \
+	{                                                                                 \
+		unsigned long v;                                                          \
+		if (vfwd_parse_uint(val, (min), (max), &v) != 0)                          \
+			return -EINVAL;                                                   \
+		o->field = v;                                                             \
+		return 0;                                                                 \
+	}                                                                                 \
+	static void get_##fn(const struct vfwd_options *o, char *buf, size_t len)         \
+	{                                                                                 \
+		snprintf(buf, len, "%lu", (unsigned long)o->field);                       \
+	}
+
+#define WORD_KNOB(fn, field, words, type)                                                 \
+	static int set_##fn(struct vfwd_options *o, const char *val)                      \
+	{                                                                                 \
+		int i = parse_word(val, words);                                           \
+		if (i < 0)                                                                \
+			return -EINVAL;                                                   \
+		o->field = (type)i;                                                       \
+		return 0;                                                                 \
+	}                                                                                 \
+	static void get_##fn(const struct vfwd_options *o, char *buf, size_t len)         \
+	{                                                                                 \
+		snprintf(buf, len, "%s", words[o->field]);                                \
+	}
+
+UINT_KNOB(burst, knobs.burst, 1, VFWD_MAX_BURST)
+UINT_KNOB(tx_retry, knobs.tx_retry, 0, VFWD_MAX_TX_RETRY)
+UINT_KNOB(gro_flush_us, knobs.gro.flush_us, 0, 1000000)
+UINT_KNOB(gro_flows, knobs.gro.max_flows, 1, VFWD_GRO_MAX_FLOWS)
+WORD_KNOB(gro, knobs.gro.enabled, on_off, bool)
+WORD_KNOB(gro_mode, knobs.gro.mode, gro_modes, enum vfwd_gro_mode)
+WORD_KNOB(stats_format, stats_format, formats, enum vfwd_stats_format)
+
+static int
+set_stats_period(struct vfwd_options *o, const char *val)
+{
+	double v;
+
+	if (strcmp(val, "off") == 0) {
+		o->stats_period_s = 0;
+		return 0;
+	}
+	if (vfwd_parse_seconds(val, 86400, &v) != 0)
+		return -EINVAL;
+	o->stats_period_s = v;
+	return 0;
+}
+
+static void
+get_stats_period(const struct vfwd_options *o, char *buf, size_t len)
+{
+	if (o->stats_period_s == 0)
+		snprintf(buf, len, "off");
+	else
+		snprintf(buf, len, "%g", o->stats_period_s);
+}
+
+const struct vfwd_knob vfwd_knobs[] = {
+	{"burst", "1..512", "packets asked of each rx burst (and the most sent at once)",
+	 VFWD_APPLY_LIVE, set_burst, get_burst},
+	{"tx-retry", "0..10000", "extra tx attempts, made while the ring still takes packets",
+	 VFWD_APPLY_LIVE, set_tx_retry, get_tx_retry},
+	{"gro", "on|off", "merge TCP/IPv4 segments toward the VM", VFWD_APPLY_LIVE, set_gro,
+	 get_gro},
+	{"gro-mode", "light|heavy", "light: within a burst; heavy: across bursts", VFWD_APPLY_LIVE,
+	 set_gro_mode, get_gro_mode},
+	{"gro-flush-us", "0..1000000", "heavy GRO: send what waited this long (us)",
+	 VFWD_APPLY_LIVE, set_gro_flush_us, get_gro_flush_us},
+	{"gro-flows", "1..1024", "flows GRO tracks at once (rebuilds GRO state: workers restart)",
+	 VFWD_APPLY_RESTART, set_gro_flows, get_gro_flows},
+	{"stats-period", "seconds > 0|off", "print stats every this many seconds",
+	 VFWD_APPLY_CONTROL, set_stats_period, get_stats_period},
+	{"stats-format", "text|json", "format of stats reports and of show commands",
+	 VFWD_APPLY_CONTROL, set_stats_format, get_stats_format},
+};
+
+const unsigned int vfwd_nb_knobs = sizeof(vfwd_knobs) / sizeof(vfwd_knobs[0]);
+
+const struct vfwd_knob *
+vfwd_knob_find(const char *name)
+{
+	for (unsigned int i = 0; i < vfwd_nb_knobs; i++)
+		if (strcmp(vfwd_knobs[i].name, name) == 0)
+			return &vfwd_knobs[i];
+	return NULL;
+}
+
+int
+vfwd_knob_set(struct vfwd_options *o, const char *name, const char *val, const char *what,
+	      char *err, size_t errlen)
+{
+	const struct vfwd_knob *k = vfwd_knob_find(name);
+
+	if (k == NULL) {
+		snprintf(err, errlen, "%s: no such knob '%s'", what, name);
+		return -ENOENT;
+	}
+	if (val == NULL || k->set(o, val) != 0) {
+		snprintf(err, errlen, "%s '%s': expected %s", what, val ? val : "", k->values);
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * DPDK telemetry commands /vfwd/lcores, /vfwd/ports and /vfwd/config, read
+ * with dpdk-telemetry.py from a running vfwd. They run on the telemetry
+ * thread and take the app lock around what the main lcore may change.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_telemetry.h>
+
+#include "app.h"
+#include "knobs.h"
+
+/* rte_telemetry callbacks take no argument in 22.11: the one process-wide
+ * pointer, set while the app can answer (NULL once it is torn down). */
+static struct vfwd_app *tel_app;
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const dir_key[VFWD_DIR_COUNT] = {"vm_to_wire", "wire_to_vm"};
+static const char *const drop_key[VFWD_DROP_COUNT] = {"tx_full", "peer_down", "bad_gso",
+							"bad_csum", "no_mbuf"};
+
+/* Telemetry names allow letters, digits, '_' and '/': "gro-mode" -> "gro_mode". */
+static void
+tel_name(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src);
+	for (char *p = dst; *p; p++)
+		if (*p == '-')
+			*p = '_';
+}
+
+static void
+add_lcore(struct rte_tel_data *d, const struct vfwd_lcore_stats *s)
+{
+	struct vfwd_summary sum;
+	char key[64];
+
+	vfwd_stats_summarize(s, &sum);
+	rte_tel_data_add_dict_u64(d, "rx_pkts", sum.rx_pkts);
+	rte_tel_data_add_dict_u64(d, "tx_pkts", sum.tx_pkts);
+	rte_tel_data_add_dict_u64(d, "drops", sum.drops_total);
+	rte_tel_data_add_dict_u64(d, "busy_tsc", sum.busy_tsc);
+	rte_tel_data_add_dict_u64(d, "idle_tsc", sum.idle_tsc);
+	/* no floats in 22.11 telemetry: hundredths */
+	rte_tel_data_add_dict_u64(d, "busy_pct_x100", (uint64_t)(sum.busy_pct * 100));
+	rte_tel_data_add_dict_u64(d, "cycles_per_pkt_x100", (uint64_t)(sum.cycles_per_pkt * 100));
+	for (int i = 0; i < VFWD_DIR_COUNT; i++) {
+		const struct vfwd_dir_summary *ds = &sum.dir[i];
+
+		snprintf(key, sizeof(key), "%s/rx_pkts", dir_key[i]);
+		rte_tel_data_add_dict_u64(d, key, ds->rx_pkts);
+		snprintf(key, sizeof(key), "%s/tx_pkts", dir_key[i]);
+		rte_tel_data_add_dict_u64(d, key, ds->tx_pkts);
+		snprintf(key, sizeof(key), "%s/rx_bytes", dir_key[i]);
+		rte_tel_data_add_dict_u64(d, key, ds->rx_bytes);
+		snprintf(key, sizeof(key), "%s/tx_bytes", dir_key[i]);
+		rte_tel_data_add_dict_u64(d, key, ds->tx_bytes);
+		for (int k = 0; k < VFWD_DROP_COUNT; k++) {
+			snprintf(key, sizeof(key), "%s/drop_%s", dir_key[i], drop_key[k]);
+			rte_tel_data_add_dict_u64(d, key, ds->drops[k]);
+		}
+		snprintf(key, sizeof(key), "%s/polls", dir_key[i]);
+		rte_tel_data_add_dict_u64(d, key, ds->polls);
+		snprintf(key, sizeof(key), "%s/bursts", dir_key[i]);
+		rte_tel_data_add_dict_u64(d, key, ds->bursts);
+	}
+}
+
+static int
+tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
+	   struct rte_tel_data *d)
+{
+	struct vfwd_app *app;
+	int ret = -EAGAIN;
+
+	pthread_mutex_lock(&tel_lock);
+	app = tel_app;
+	if (app != NULL) {
+		struct vfwd_lcore_stats raw, now, total;
+		char name[16];
+
+		memset(&total, 0, sizeof(total));
+		rte_tel_data_start_dict(d);
+		pthread_mutex_lock(&app->lock);
+		for (uint16_t w = 0; w < app->nb_workers; w++) {
+			struct rte_tel_data *c = rte_tel_data_alloc();
+
+			memcpy(&raw, &app->workers[w].stats, sizeof(raw));
+			vfwd_stats_sub(&now, &raw, &app->base[w]);
+			vfwd_stats_add(&total, &now);
+			if (c == NULL)
+				continue;
+			rte_tel_data_start_dict(c);
+			add_lcore(c, &now);
+			snprintf(name, sizeof(name), "%u", app->workers[w].lcore_id);
+			if (rte_tel_data_add_dict_container(d, name, c, 0) != 0)
+				rte_tel_data_free(c);
+		}
+		pthread_mutex_unlock(&app->lock);
+		{
+			struct rte_tel_data *c = rte_tel_data_alloc();
+
+			if (c != NULL) {
+				rte_tel_data_start_dict(c);
+				add_lcore(c, &total);
+				if (rte_tel_data_add_dict_container(d, "total", c, 0) != 0)
+					rte_tel_data_free(c);
+			}
+		}
+		ret = 0;
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return ret;
+}
+
+static int
+tel_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
+{
+	struct vfwd_app *app;
+	int ret = -EAGAIN;
+
+	pthread_mutex_lock(&tel_lock);
+	app = tel_app;
+	if (app != NULL) {
+		rte_tel_data_start_dict(d);
+		for (uint16_t i = 0; i < app->nb_ports; i++) {
+			uint16_t port = app->ports[i];
+			const struct vfwd_port_state *st = &app->port_state[port];
+			struct rte_tel_data *c = rte_tel_data_alloc();
+			struct rte_eth_stats s;
+			char name[RTE_ETH_NAME_MAX_LEN], key[16];
+
+			if (c == NULL)
+				continue;
+			memset(&s, 0, sizeof(s));
+			rte_eth_stats_get(port, &s);
+			if (rte_eth_dev_get_name_by_port(port, name) != 0)
+				snprintf(name, sizeof(name), "port%u", port);
+			rte_tel_data_start_dict(c);
+			rte_tel_data_add_dict_string(c, "name", name);
+			rte_tel_data_add_dict_string(c, "role", st->is_vhost ? "vm" : "wire");
+			rte_tel_data_add_dict_u64(c, "link_up", st->link_up);
+			rte_tel_data_add_dict_u64(c, "guest_gso", st->guest_gso);
+			rte_tel_data_add_dict_u64(c, "ipackets", s.ipackets);
+			rte_tel_data_add_dict_u64(c, "opackets", s.opackets);
+			rte_tel_data_add_dict_u64(c, "ibytes", s.ibytes);
+			rte_tel_data_add_dict_u64(c, "obytes", s.obytes);
+			rte_tel_data_add_dict_u64(c, "imissed", s.imissed);
+			rte_tel_data_add_dict_u64(c, "ierrors", s.ierrors);
+			rte_tel_data_add_dict_u64(c, "oerrors", s.oerrors);
+			rte_tel_data_add_dict_u64(c, "rx_nombuf", s.rx_nombuf);
+			snprintf(key, sizeof(key), "%u", port);
+			if (rte_tel_data_add_dict_container(d, key, c, 0) != 0)
+				rte_tel_data_free(c);
+		}
+		ret = 0;
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return ret;
+}
+
+static int
+tel_config(const char *cmd __rte_unused, const char *params __rte_unused,
+	   struct rte_tel_data *d)
+{
+	struct vfwd_app *app;
+	int ret = -EAGAIN;
+
+	pthread_mutex_lock(&tel_lock);
+	app = tel_app;
+	if (app != NULL) {
+		char val[64], name[64];
+		unsigned long num;
+
+		rte_tel_data_start_dict(d);
+		pthread_mutex_lock(&app->lock);
+		rte_tel_data_add_dict_string(d, "forwarding", app->running ? "started" : "stopped");
+		for (unsigned int i = 0; i < vfwd_nb_knobs; i++) {
+			vfwd_knobs[i].get(&app->opt, val, sizeof(val));
+			tel_name(name, sizeof(name), vfwd_knobs[i].name);
+			if (vfwd_parse_uint(val, 0, UINT32_MAX, &num) == 0)
+				rte_tel_data_add_dict_u64(d, name, num);
+			else
+				rte_tel_data_add_dict_string(d, name, val);
+		}
+		rte_tel_data_add_dict_u64(d, "rxq", app->opt.nb_rxq);
+		rte_tel_data_add_dict_u64(d, "txq", app->opt.nb_txq);
+		rte_tel_data_add_dict_u64(d, "workers", app->nb_workers);
+		rte_tel_data_add_dict_u64(d, "pairs", app->nb_pairs);
+		pthread_mutex_unlock(&app->lock);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return ret;
+}
+
+int
+vfwd_telemetry_register(struct vfwd_app *app)
+{
+	int ret;
+
+	pthread_mutex_lock(&tel_lock);
+	tel_app = app;
+	pthread_mutex_unlock(&tel_lock);
+	ret = rte_telemetry_register_cmd("/vfwd/lcores", tel_lcores,
+					 "Per-lcore forwarding counters (since start or clear). No parameters");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/vfwd/ports", tel_ports,
+						 "Counters of vfwd's ports. No parameters");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/vfwd/config", tel_config,
+						 "Knob values and layout. No parameters");
+	return ret;
+}
+
+void
+vfwd_telemetry_unregister(struct vfwd_app *app)
+{
+	pthread_mutex_lock(&tel_lock);
+	if (tel_app == app)
+		tel_app = NULL;
+	pthread_mutex_unlock(&tel_lock);
+}
