@@ -58,7 +58,7 @@ struct vfwd_app {
 	uint64_t next_report_tsc;
 	/* show port stats: rates since the previous show */
 	struct rte_eth_stats port_last[VFWD_MAX_PORTS];
-	uint64_t port_last_tsc;
+	uint64_t port_last_tsc[VFWD_MAX_PORTS]; /* 0: never shown since clear */
 
 	/* control loop */
 	volatile sig_atomic_t *quit_signal; /* set by SIGINT/SIGTERM */
@@ -68,13 +68,18 @@ struct vfwd_app {
 	unsigned int load_depth;            /* nested load commands */
 	struct cmdline *cl;                 /* the prompt or the script parser */
 	bool pdump_init;                    /* dpdk-dumpcap can attach */
+	bool noted_naps;                    /* said which ports lack rx interrupts */
 
 	char vhost_sock[PATH_MAX]; /* the embedded default's socket, or "" */
 	char tap_name[32];
 };
 
 /* control.c */
+int vfwd_ctl_worker_state_init(struct vfwd_app *app, const struct vfwd_options *o);
 int vfwd_ctl_start(struct vfwd_app *app);
+/* Say once which ports make a napi lcore nap instead of waiting for an rx
+ * interrupt. */
+void vfwd_ctl_note_rx_mode(struct vfwd_app *app);
 int vfwd_ctl_stop(struct vfwd_app *app);
 /* Set a knob (knobs.c) on the running data path; on error nothing changed
  * and err says why. */

@@ -75,20 +75,28 @@ static cmdline_parse_inst_t inst_quit = {
 	.tokens = {(void *)&tok_quit, NULL},
 };
 
+struct cmd_load {
+	cmdline_fixed_string_t word;
+	cmdline_multi_string_t path; /* the rest of the line: paths may be long */
+};
+
 static void
 cmd_load(void *res, __rte_unused struct cmdline *cl, void *data)
 {
-	struct cmd_word_arg *r = res;
+	struct cmd_load *r = res;
 	struct vfwd_app *app = data;
+	size_t len = strlen(r->path);
 
+	while (len > 0 && (r->path[len - 1] == ' ' || r->path[len - 1] == '\t'))
+		r->path[--len] = '\0';
 	/* errors inside are reported with their file:line; a failed file
 	 * fails this command */
-	if (vfwd_cli_run_file(app, r->arg) != 0)
+	if (vfwd_cli_run_file(app, r->path) != 0)
 		app->cmd_status = -1;
 }
 
-static cmdline_parse_token_string_t tok_load = TOKEN_STRING_INITIALIZER(struct cmd_word_arg, word, "load");
-static cmdline_parse_token_string_t tok_load_file = TOKEN_STRING_INITIALIZER(struct cmd_word_arg, arg, NULL);
+static cmdline_parse_token_string_t tok_load = TOKEN_STRING_INITIALIZER(struct cmd_load, word, "load");
+static cmdline_parse_token_string_t tok_load_file = TOKEN_STRING_INITIALIZER(struct cmd_load, path, TOKEN_STRING_MULTI);
 static cmdline_parse_inst_t inst_load = {
 	.f = cmd_load,
 	.help_str = "load <file>: run the commands in file (# comments; a line starting with - "

@@ -123,6 +123,7 @@ cmd_clear_port(void *res, __rte_unused struct cmdline *cl, void *data)
 			continue;
 		rte_eth_stats_reset(app->ports[i]);
 		memset(&app->port_last[app->ports[i]], 0, sizeof(app->port_last[0]));
+		app->port_last_tsc[app->ports[i]] = 0;
 	}
 	printf("port stats cleared\n");
 }

@@ -27,6 +27,8 @@ vfwd_ctl_start(struct vfwd_app *app)
 
 	if (app->running)
 		return -EALREADY;
+	if (app->nb_offload_init < app->nb_workers)
+		return -ENOMEM; /* a failed rebuild left workers without state */
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
 		int ret;
 
@@ -35,7 +37,9 @@ vfwd_ctl_start(struct vfwd_app *app)
 					    app->workers[w].lcore_id);
 		if (ret != 0) {
 			app->workers[w].running = 0;
+			pthread_mutex_lock(&app->lock);
 			app->running = true; /* so that stop collects the launched ones */
+			pthread_mutex_unlock(&app->lock);
 			vfwd_ctl_stop(app);
 			return ret;
 		}
@@ -73,55 +77,99 @@ publish_all(struct vfwd_app *app, const struct vfwd_knobs *knobs, char *err, siz
 	int ret = 0;
 
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		/* a timed-out worker still takes the set when it comes back */
-		if (vfwd_worker_publish(&app->workers[w], knobs, PUBLISH_TIMEOUT_US) != 0) {
-			snprintf(err, errlen, "lcore %u did not take the change within %u ms",
-				 app->workers[w].lcore_id, PUBLISH_TIMEOUT_US / 1000);
-			ret = -ETIMEDOUT;
+		int r = vfwd_worker_publish(&app->workers[w], knobs, PUBLISH_TIMEOUT_US);
+
+		if (r == -ETIMEDOUT) /* written: it takes it when it comes back */
+			printf("warning: lcore %u did not take the change within %u ms\n",
+			       app->workers[w].lcore_id, PUBLISH_TIMEOUT_US / 1000);
+		else if (r != 0) {
+			snprintf(err, errlen, "lcore %u is stuck: it has not taken the previous "
+				 "change yet", app->workers[w].lcore_id);
+			ret = r;
 		}
 	}
 	return ret;
 }
 
-/* Knobs that size per-worker state (GRO flows): rebuild it with the workers
- * stopped, then start them again if they ran. */
-static int
-rebuild_offloads(struct vfwd_app *app, const struct vfwd_knobs *knobs, uint16_t old_flows,
-		 char *err, size_t errlen)
+static void
+worker_state_fini(struct vfwd_app *app)
 {
-	bool was_running = app->running;
-	uint16_t flows = knobs->gro.max_flows;
+	for (uint16_t w = 0; w < app->nb_offload_init; w++) {
+		vfwd_worker_offload_fini(&app->workers[w]);
+		vfwd_worker_queues_fini(&app->workers[w]);
+	}
+	app->nb_offload_init = 0;
+}
+
+/* GRO tables and the tx holds / backlog of every worker, sized by o. */
+int
+vfwd_ctl_worker_state_init(struct vfwd_app *app, const struct vfwd_options *o)
+{
+	uint16_t w;
 	int ret = 0;
 
-	vfwd_ctl_stop(app);
-	for (uint16_t w = 0; w < app->nb_offload_init; w++)
-		vfwd_worker_offload_fini(&app->workers[w]);
-	app->nb_offload_init = 0;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		uint16_t w;
+	for (w = 0; w < app->nb_workers; w++) {
+		struct vfwd_worker *wk = &app->workers[w];
+		int socket = (int)rte_lcore_to_socket_id(wk->lcore_id);
 
-		for (w = 0; w < app->nb_workers; w++) {
-			ret = vfwd_worker_offload_init(&app->workers[w], app->pool,
-						       app->indirect_pool, flows,
-						       rte_lcore_to_socket_id(app->workers[w].lcore_id));
-			if (ret != 0)
-				break;
-		}
-		app->nb_offload_init = w;
-		if (ret == 0)
+		ret = vfwd_worker_offload_init(wk, app->pool, app->indirect_pool,
+					       o->knobs.gro.max_flows, socket);
+		if (ret != 0)
 			break;
-		snprintf(err, errlen, "cannot rebuild GRO state for %u flows: %s", flows,
-			 strerror(-ret));
-		for (w = 0; w < app->nb_offload_init; w++)
-			vfwd_worker_offload_fini(&app->workers[w]);
-		app->nb_offload_init = 0;
-		flows = old_flows; /* the old size fitted before */
+		ret = vfwd_worker_queues_init(wk, o->backlog, socket);
+		if (ret != 0) {
+			vfwd_worker_offload_fini(wk);
+			break;
+		}
+		app->nb_offload_init = w + 1;
 	}
-	if (ret == 0)
-		publish_all(app, knobs, err, errlen);
-	if (was_running && app->nb_offload_init == app->nb_workers)
+	if (ret != 0)
+		worker_state_fini(app);
+	return ret;
+}
+
+/* Knobs that size per-worker state (GRO flows, the backlog): rebuild it
+ * with the workers stopped, then start them again if they ran. */
+static int
+rebuild_workers(struct vfwd_app *app, const struct vfwd_options *next, char *err, size_t errlen)
+{
+	bool was_running = app->running;
+	int ret;
+
+	vfwd_ctl_stop(app);
+	worker_state_fini(app);
+	ret = vfwd_ctl_worker_state_init(app, next);
+	if (ret != 0) {
+		snprintf(err, errlen, "cannot rebuild the workers' state: %s", strerror(-ret));
+		/* the old sizes fitted before */
+		if (vfwd_ctl_worker_state_init(app, &app->opt) != 0)
+			return ret; /* workers stay stopped: start says why */
+	} else {
+		publish_all(app, &next->knobs, err, errlen);
+	}
+	if (was_running)
 		vfwd_ctl_start(app);
 	return ret;
+}
+
+void
+vfwd_ctl_note_rx_mode(struct vfwd_app *app)
+{
+	if (app->opt.knobs.rx_mode == VFWD_RX_POLL || app->noted_naps)
+		return;
+	app->noted_naps = true;
+	for (uint16_t i = 0; i < app->nb_ports; i++) {
+		uint16_t port = app->ports[i];
+		char name[RTE_ETH_NAME_MAX_LEN];
+
+		if (app->port_state[port].rx_intr)
+			continue;
+		if (rte_eth_dev_get_name_by_port(port, name) != 0)
+			snprintf(name, sizeof(name), "port%u", port);
+		printf("note: port %u (%s) has no rx interrupts here: an idle napi lcore "
+		       "polling it naps (16 us .. 1 ms) instead of waiting for one\n",
+		       port, name);
+	}
 }
 
 int
@@ -142,12 +190,12 @@ vfwd_ctl_set(struct vfwd_app *app, const char *knob, const char *val, char *err,
 		ret = publish_all(app, &next.knobs, err, errlen);
 		break;
 	case VFWD_APPLY_RESTART:
-		if (next.knobs.gro.max_flows == app->opt.knobs.gro.max_flows)
+		if (next.knobs.gro.max_flows == app->opt.knobs.gro.max_flows &&
+		    next.backlog == app->opt.backlog)
 			break;
-		ret = rebuild_offloads(app, &next.knobs, app->opt.knobs.gro.max_flows, err,
-				       errlen);
+		ret = rebuild_workers(app, &next, err, errlen);
 		if (ret != 0)
-			return ret; /* the old size is back in place */
+			return ret; /* the old sizes are back in place */
 		break;
 	case VFWD_APPLY_CONTROL:
 		app->next_report_tsc = 0;
@@ -156,6 +204,7 @@ vfwd_ctl_set(struct vfwd_app *app, const char *knob, const char *val, char *err,
 	pthread_mutex_lock(&app->lock);
 	app->opt = next;
 	pthread_mutex_unlock(&app->lock);
+	vfwd_ctl_note_rx_mode(app);
 	return ret;
 }
 

@@ -58,6 +58,8 @@ parse_word(const char *s, const char *const *words)
 static const char *const on_off[] = {"off", "on", NULL};
 static const char *const gro_modes[] = {"light", "heavy", NULL};
 static const char *const formats[] = {"text", "json", NULL};
+static const char *const rx_modes[] = {"poll", "napi", "adaptive", NULL};
+static const char *const delivers[] = {"direct", "deferred", NULL};
 
 #define UINT_KNOB(fn, field, min, max)                                                    \
 	static int set_##fn(struct vfwd_options *o, const char *val)                      \
@@ -91,7 +93,19 @@ UINT_KNOB(burst, knobs.burst, 1, VFWD_MAX_BURST)
 UINT_KNOB(tx_retry, knobs.tx_retry, 0, VFWD_MAX_TX_RETRY)
 UINT_KNOB(gro_flush_us, knobs.gro.flush_us, 0, 1000000)
 UINT_KNOB(gro_flows, knobs.gro.max_flows, 1, VFWD_GRO_MAX_FLOWS)
+UINT_KNOB(napi_weight, knobs.napi_weight, 1, 4096)
+UINT_KNOB(round_budget, knobs.round_budget, 0, 1000000)
+UINT_KNOB(round_budget_us, knobs.round_budget_us, 0, 1000000)
+UINT_KNOB(defer_polls, knobs.defer_polls, 0, 1000000)
+UINT_KNOB(sleep_max_us, knobs.sleep_max_us, 1, 100000)
+UINT_KNOB(tx_batch, knobs.tx_batch, 1, VFWD_MAX_TX_BATCH)
+UINT_KNOB(tx_flush_us, knobs.tx_flush_us, 0, 1000000)
+UINT_KNOB(vq_weight_pkts, knobs.vq_weight_pkts, 0, 65535)
+UINT_KNOB(vq_weight_bytes, knobs.vq_weight_bytes, 0, 1u << 30)
+UINT_KNOB(backlog, backlog, 1, 1u << 20)
 WORD_KNOB(gro, knobs.gro.enabled, on_off, bool)
+WORD_KNOB(rx_mode, knobs.rx_mode, rx_modes, enum vfwd_rx_mode)
+WORD_KNOB(deliver, knobs.deliver, delivers, enum vfwd_deliver)
 WORD_KNOB(gro_mode, knobs.gro.mode, gro_modes, enum vfwd_gro_mode)
 WORD_KNOB(stats_format, stats_format, formats, enum vfwd_stats_format)
 
@@ -132,6 +146,32 @@ const struct vfwd_knob vfwd_knobs[] = {
 	 VFWD_APPLY_LIVE, set_gro_flush_us, get_gro_flush_us},
 	{"gro-flows", "1..1024", "flows GRO tracks at once (rebuilds GRO state: workers restart)",
 	 VFWD_APPLY_RESTART, set_gro_flows, get_gro_flows},
+	{"rx-mode", "poll|napi|adaptive",
+	 "poll: busy; napi: sleep when idle (interrupts/naps); adaptive: on load",
+	 VFWD_APPLY_LIVE, set_rx_mode, get_rx_mode},
+	{"napi-weight", "1..4096", "napi/adaptive: packets one queue may give per visit",
+	 VFWD_APPLY_LIVE, set_napi_weight, get_napi_weight},
+	{"round-budget", "0..1000000", "napi/adaptive: packets per round over all queues (0: none)",
+	 VFWD_APPLY_LIVE, set_round_budget, get_round_budget},
+	{"round-budget-us", "0..1000000", "napi/adaptive: microseconds per round (0: none)",
+	 VFWD_APPLY_LIVE, set_round_budget_us, get_round_budget_us},
+	{"defer-polls", "0..1000000", "napi: empty rounds before sleeping",
+	 VFWD_APPLY_LIVE, set_defer_polls, get_defer_polls},
+	{"sleep-max-us", "1..100000", "napi: longest sleep; an rx interrupt ends it sooner",
+	 VFWD_APPLY_LIVE, set_sleep_max_us, get_sleep_max_us},
+	{"deliver", "direct|deferred",
+	 "direct: run to completion; deferred: via the lcore's backlog ring",
+	 VFWD_APPLY_LIVE, set_deliver, get_deliver},
+	{"backlog", "1..1048576", "deferred: backlog ring size (rebuilt: workers restart)",
+	 VFWD_APPLY_RESTART, set_backlog, get_backlog},
+	{"tx-batch", "1..512", "hold tx until this many wait (1: send each burst)",
+	 VFWD_APPLY_LIVE, set_tx_batch, get_tx_batch},
+	{"tx-flush-us", "0..1000000", "tx batching: send what waited this long (us)",
+	 VFWD_APPLY_LIVE, set_tx_flush_us, get_tx_flush_us},
+	{"vq-weight-pkts", "0..65535", "the most a vhost queue gives per visit (0: no cap)",
+	 VFWD_APPLY_LIVE, set_vq_weight_pkts, get_vq_weight_pkts},
+	{"vq-weight-bytes", "0..1073741824", "... in bytes (0: no cap)",
+	 VFWD_APPLY_LIVE, set_vq_weight_bytes, get_vq_weight_bytes},
 	{"stats-period", "seconds > 0|off", "print stats every this many seconds",
 	 VFWD_APPLY_CONTROL, set_stats_period, get_stats_period},
 	{"stats-format", "text|json", "format of stats reports and of show commands",

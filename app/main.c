@@ -230,14 +230,6 @@ setup_workers(struct vfwd_app *app)
 			continue;
 		}
 		vfwd_worker_init(&app->workers[w], lcore, pl, app->port_state, &app->opt.knobs);
-		ret = vfwd_worker_offload_init(&app->workers[w], app->pool, app->indirect_pool,
-					       app->opt.knobs.gro.max_flows, rte_socket_id());
-		if (ret != 0) {
-			fprintf(stderr, "dpdk-vfwd: error: lcore %u: GRO contexts: %s\n", lcore,
-				strerror(-ret));
-			goto out;
-		}
-		app->nb_offload_init = w + 1;
 		for (uint16_t s = 0; s < pl->nb_streams; s++) {
 			const struct vfwd_stream *st = &pl->streams[s];
 			char rx[RTE_ETH_NAME_MAX_LEN];
@@ -249,6 +241,10 @@ setup_workers(struct vfwd_app *app)
 		}
 		w++;
 	}
+	ret = vfwd_ctl_worker_state_init(app, &app->opt);
+	if (ret != 0)
+		fprintf(stderr, "dpdk-vfwd: error: GRO tables, tx holds or backlog rings: %s\n",
+			strerror(-ret));
 out:
 	free(plan);
 	return ret;
@@ -276,8 +272,10 @@ cleanup(struct vfwd_app *app)
 		}
 	}
 	vfwd_default_ports_remove(app);
-	for (uint16_t w = 0; w < app->nb_offload_init; w++)
+	for (uint16_t w = 0; w < app->nb_offload_init; w++) {
 		vfwd_worker_offload_fini(&app->workers[w]);
+		vfwd_worker_queues_fini(&app->workers[w]);
+	}
 	rte_mempool_free(app->pool);
 	rte_mempool_free(app->indirect_pool);
 	rte_free(app->workers);
@@ -298,6 +296,7 @@ run_batch(struct vfwd_app *app)
 				strerror(-ret));
 			return;
 		}
+		printf("forwarding started on %u lcore(s)\n", app->nb_workers);
 	}
 	while (!vfwd_ctl_quitting(app)) {
 		vfwd_ctl_tick(app);
@@ -353,6 +352,7 @@ main(int argc, char **argv)
 		goto fail;
 	if (app.vhost_sock[0])
 		vfwd_default_ports_explain(&app);
+	vfwd_ctl_note_rx_mode(&app);
 	app.pool_in_use_at_start = rte_mempool_in_use_count(app.pool);
 
 	/* dpdk-dumpcap attaches as a secondary process: not with --in-memory */

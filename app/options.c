@@ -35,6 +35,21 @@ const char vfwd_usage[] =
 	"  --gro-flush-us N     heavy: send what waited N us, 0..1000000 (default 50);\n"
 	"                       everything is sent when the rx queue runs empty\n"
 	"  --gro-flows N        flows GRO tracks at once, 1..1024 (default 64)\n"
+	"\n"
+	"Modes, the kernel's batching and NAPI knobs (doc/modes.md):\n"
+	"  --rx-mode M          poll (default), napi (sleep when idle) or adaptive\n"
+	"  --napi-weight N      napi: packets per queue visit, 1..4096 (64)\n"
+	"  --round-budget N     napi: packets per round, 0..1000000 (300; 0: none)\n"
+	"  --round-budget-us U  napi: us per round, 0..1000000 (2000; 0: none)\n"
+	"  --defer-polls N      napi: empty rounds before sleeping (32)\n"
+	"  --sleep-max-us U     napi: longest sleep, 1..100000 (10000)\n"
+	"  --deliver D          direct (default) or deferred (via a backlog ring)\n"
+	"  --backlog N          deferred: backlog ring size per lcore (1000)\n"
+	"  --tx-batch N         hold tx until N packets wait, 1..512 (1: no holding)\n"
+	"  --tx-flush-us U      ... or the oldest waited U us (50)\n"
+	"  --vq-weight-pkts N   the most a vhost queue gives per visit (256; 0: no cap)\n"
+	"  --vq-weight-bytes B  ... in bytes (524288; 0: no cap)\n"
+	"\n"
 	"  --stats-period S     print stats every S seconds, or off (default: off, only at exit)\n"
 	"  --stats-format F     text or json (json: one object per line)\n"
 	"  --duration S         stop after S seconds (default: run until SIGINT/SIGTERM)\n"
@@ -65,6 +80,18 @@ static const struct option long_opts[] = {
 	{"gro-flows", required_argument, NULL, OPT_KNOB},
 	{"stats-period", required_argument, NULL, OPT_KNOB},
 	{"stats-format", required_argument, NULL, OPT_KNOB},
+	{"rx-mode", required_argument, NULL, OPT_KNOB},
+	{"napi-weight", required_argument, NULL, OPT_KNOB},
+	{"round-budget", required_argument, NULL, OPT_KNOB},
+	{"round-budget-us", required_argument, NULL, OPT_KNOB},
+	{"defer-polls", required_argument, NULL, OPT_KNOB},
+	{"sleep-max-us", required_argument, NULL, OPT_KNOB},
+	{"deliver", required_argument, NULL, OPT_KNOB},
+	{"backlog", required_argument, NULL, OPT_KNOB},
+	{"tx-batch", required_argument, NULL, OPT_KNOB},
+	{"tx-flush-us", required_argument, NULL, OPT_KNOB},
+	{"vq-weight-pkts", required_argument, NULL, OPT_KNOB},
+	{"vq-weight-bytes", required_argument, NULL, OPT_KNOB},
 	{"gro", no_argument, NULL, OPT_GRO},
 	{"rxq", required_argument, NULL, OPT_RXQ},
 	{"txq", required_argument, NULL, OPT_TXQ},
@@ -127,6 +154,19 @@ vfwd_options_defaults(struct vfwd_options *o)
 	o->knobs.gro.mode = VFWD_GRO_LIGHT;
 	o->knobs.gro.flush_us = 50;
 	o->knobs.gro.max_flows = 64;
+	/* the kernel's defaults where there is one (doc/modes.md) */
+	o->knobs.rx_mode = VFWD_RX_POLL;
+	o->knobs.deliver = VFWD_DELIVER_DIRECT;
+	o->knobs.napi_weight = 64;         /* NAPI_POLL_WEIGHT */
+	o->knobs.round_budget = 300;       /* netdev_budget */
+	o->knobs.round_budget_us = 2000;   /* netdev_budget_usecs */
+	o->knobs.defer_polls = 32;
+	o->knobs.sleep_max_us = 10000;
+	o->knobs.tx_batch = 1;
+	o->knobs.tx_flush_us = 50;
+	o->knobs.vq_weight_pkts = 256;     /* VHOST_NET_PKT_WEIGHT */
+	o->knobs.vq_weight_bytes = 0x80000; /* VHOST_NET_WEIGHT */
+	o->backlog = 1000;                 /* netdev_max_backlog */
 	o->nb_rxq = 1;
 	o->stats_format = VFWD_STATS_TEXT;
 }

@@ -19,9 +19,6 @@
 #include "knobs.h"
 
 static const char *const dir_name[VFWD_DIR_COUNT] = {"vm->wire", "wire->vm"};
-static const char *const dir_key[VFWD_DIR_COUNT] = {"vm_to_wire", "wire_to_vm"};
-static const char *const drop_key[VFWD_DROP_COUNT] = {"tx_full", "peer_down", "bad_gso",
-							"bad_csum", "no_mbuf"};
 
 #define HIST_TOP 3
 
@@ -73,6 +70,21 @@ text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
 	vfwd_stats_summarize(delta, &p);
 	printf("%-9s busy %5.1f%%  cycles/pkt %7.1f  (period: busy %5.1f%%, cycles/pkt %7.1f)\n",
 	       label, c.busy_pct, c.cycles_per_pkt, p.busy_pct, p.cycles_per_pkt);
+	if (cum->sleeps)
+		printf("          asleep %.1f%% (period %.1f%%): %" PRIu64 " sleeps, %" PRIu64
+		       " woken by rx interrupts; queues armed %" PRIu64 ", napped %" PRIu64 "\n",
+		       c.sleep_pct, p.sleep_pct, cum->sleeps, cum->wakeups_intr, cum->intr_queues,
+		       cum->nap_queues);
+	if (cum->to_napi || cum->to_poll)
+		printf("          adaptive: %" PRIu64 " switches to napi, %" PRIu64 " to poll\n",
+		       cum->to_napi, cum->to_poll);
+	if (cum->budget_stops)
+		printf("          rounds cut by the round budget: %" PRIu64 "\n", cum->budget_stops);
+	if (cum->backlog_enq || cum->backlog_drops)
+		printf("          backlog: %" PRIu64 " in, %" PRIu64 " out, depth %" PRIu64
+		       ", %" PRIu64 " dropped full\n",
+		       cum->backlog_enq, cum->backlog_deq, cum->backlog_enq - cum->backlog_deq,
+		       cum->backlog_drops);
 	for (int d = 0; d < VFWD_DIR_COUNT; d++) {
 		const struct vfwd_dir_summary *cd = &c.dir[d], *pd = &p.dir[d];
 		const struct vfwd_dir_stats *ds = &cum->dir[d];
@@ -88,7 +100,7 @@ text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
 		       cd->drops[VFWD_DROP_TX_FULL], cd->drops[VFWD_DROP_PEER_DOWN], rx, tx);
 		for (int k = VFWD_DROP_BAD_GSO; k < VFWD_DROP_COUNT; k++)
 			if (cd->drops[k])
-				printf("            drop %s %" PRIu64 "\n", drop_key[k], cd->drops[k]);
+				printf("            drop %s %" PRIu64 "\n", vfwd_drop_names[k], cd->drops[k]);
 		printf("            polls %" PRIu64 ", empty %.1f%%, avg burst %.1f\n", cd->polls,
 		       cd->polls ? 100.0 * cd->empty_polls / cd->polls : 0.0, cd->avg_burst);
 		if (ds->gro_in)
@@ -104,6 +116,13 @@ text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
 			       ds->sw_cksums);
 		if (cd->bursts)
 			text_hist(&cum->dir[d], cd);
+		if (ds->tx_flush_full || ds->tx_flush_timer || ds->tx_flush_empty)
+			printf("            tx batches: %" PRIu64 " full, %" PRIu64 " timer, %" PRIu64
+			       " rx empty\n",
+			       ds->tx_flush_full, ds->tx_flush_timer, ds->tx_flush_empty);
+		if (ds->weight_hits)
+			printf("            visits cut by the queue weight: %" PRIu64 "\n",
+			       ds->weight_hits);
 	}
 }
 
@@ -219,6 +238,14 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 
 	vfwd_stats_summarize(cum, &c);
 	vfwd_stats_summarize(delta, &p);
+	printf("\"sleep_tsc\":%" PRIu64 ",\"sleep_pct\":%.2f,\"period_sleep_pct\":%.2f,"
+	       "\"sleeps\":%" PRIu64 ",\"wakeups_intr\":%" PRIu64 ",\"intr_queues\":%" PRIu64
+	       ",\"nap_queues\":%" PRIu64 ",\"to_napi\":%" PRIu64 ",\"to_poll\":%" PRIu64
+	       ",\"budget_stops\":%" PRIu64 ",\"backlog_enq\":%" PRIu64 ",\"backlog_deq\":%" PRIu64
+	       ",\"backlog_drops\":%" PRIu64 ",\"rounds\":%" PRIu64 ",",
+	       cum->sleep_tsc, c.sleep_pct, p.sleep_pct, cum->sleeps, cum->wakeups_intr,
+	       cum->intr_queues, cum->nap_queues, cum->to_napi, cum->to_poll, cum->budget_stops,
+	       cum->backlog_enq, cum->backlog_deq, cum->backlog_drops, cum->rounds);
 	printf("\"busy_tsc\":%" PRIu64 ",\"idle_tsc\":%" PRIu64 ",\"busy_pct\":%.2f,"
 	       "\"cycles_per_pkt\":%.2f,\"period_busy_pct\":%.2f,\"period_cycles_per_pkt\":%.2f,"
 	       "\"rx_pkts\":%" PRIu64 ",\"tx_pkts\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"dirs\":{",
@@ -232,10 +259,10 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 
 		printf("%s\"%s\":{\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
 		       ",\"tx_pkts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"drops\":%" PRIu64,
-		       d ? "," : "", dir_key[d], cd->rx_pkts, cd->rx_bytes, cd->tx_pkts,
+		       d ? "," : "", vfwd_dir_keys[d], cd->rx_pkts, cd->rx_bytes, cd->tx_pkts,
 		       cd->tx_bytes, cd->drops_total);
 		for (int k = 0; k < VFWD_DROP_COUNT; k++)
-			printf(",\"drop_%s\":%" PRIu64, drop_key[k], cd->drops[k]);
+			printf(",\"drop_%s\":%" PRIu64, vfwd_drop_names[k], cd->drops[k]);
 		printf(",\"gro_in\":%" PRIu64 ",\"gro_out\":%" PRIu64 ",\"gro_merged\":%" PRIu64
 		       ",\"gro_flushes\":%" PRIu64 ",\"gro_bypassed\":%" PRIu64
 		       ",\"gro_merge\":%.3f,\"gso_frames\":%" PRIu64
@@ -246,6 +273,17 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 		       cd->gro_merge,
 		       ds->gso_frames, ds->tso_offloaded, ds->gso_sw_frames, ds->gso_segs,
 		       ds->sw_cksums, cd->out_expected);
+		printf(",\"tx_flush_full\":%" PRIu64 ",\"tx_flush_timer\":%" PRIu64
+		       ",\"tx_flush_empty\":%" PRIu64 ",\"weight_hits\":%" PRIu64 ",\"tx_burst_hist\":{",
+		       ds->tx_flush_full, ds->tx_flush_timer, ds->tx_flush_empty, ds->weight_hits);
+		for (int n = 1; n <= VFWD_MAX_BURST; n++) {
+			if (ds->tx_burst_hist[n] == 0)
+				continue;
+			printf("%s\"%d\":%" PRIu64, first ? "" : ",", n, ds->tx_burst_hist[n]);
+			first = false;
+		}
+		first = true;
+		printf("}");
 		printf(",\"polls\":%" PRIu64 ",\"empty_polls\":%" PRIu64 ",\"bursts\":%" PRIu64
 		       ",\"avg_burst\":%.2f,\"rx_pps\":%.0f,\"tx_pps\":%.0f,\"rx_burst_hist\":{",
 		       cd->polls, cd->empty_polls, cd->bursts, cd->avg_burst,
@@ -373,11 +411,10 @@ void
 vfwd_show_port_stats(struct vfwd_app *app, int want, bool json)
 {
 	uint64_t tsc = rte_rdtsc();
-	double secs = app->port_last_tsc ? (double)(tsc - app->port_last_tsc) / app->tsc_hz : 0;
 	bool first = true;
 
 	if (json)
-		printf("{\"period_s\":%.3f,\"ports\":[", secs);
+		printf("{\"ports\":[");
 	for (uint16_t i = 0; i < app->nb_ports; i++) {
 		uint16_t port = app->ports[i];
 		struct rte_eth_stats *last = &app->port_last[port];
@@ -385,8 +422,13 @@ vfwd_show_port_stats(struct vfwd_app *app, int want, bool json)
 		const struct rte_eth_stats *s = &ps.st;
 		double rx_pps, tx_pps;
 
+		double secs;
+
 		if (!port_selected(port, want))
 			continue;
+		secs = app->port_last_tsc[port]
+			       ? (double)(tsc - app->port_last_tsc[port]) / app->tsc_hz
+			       : 0;
 		port_snapshot(port, &ps);
 		rx_pps = secs > 0 ? (double)(s->ipackets - last->ipackets) / secs : 0;
 		tx_pps = secs > 0 ? (double)(s->opackets - last->opackets) / secs : 0;
@@ -404,15 +446,19 @@ vfwd_show_port_stats(struct vfwd_app *app, int want, bool json)
 			printf("  TX-packets: %-14" PRIu64 " TX-errors: %-10" PRIu64
 			       " TX-bytes: %" PRIu64 "\n",
 			       s->opackets, s->oerrors, s->obytes);
-			printf("  Rx-pps: %-14.0f Tx-pps: %.0f   (over %.1f s)\n", rx_pps, tx_pps,
-			       secs);
+			if (secs > 0)
+				printf("  Rx-pps: %-14.0f Tx-pps: %.0f   (over %.1f s)\n", rx_pps,
+				       tx_pps, secs);
+			else
+				printf("  Rx-pps: -              Tx-pps: -   (rates from the next "
+				       "show on)\n");
 		}
 		*last = ps.st;
+		app->port_last_tsc[port] = tsc;
 	}
 	if (json)
 		printf("]}\n");
 	fflush(stdout);
-	app->port_last_tsc = tsc;
 }
 
 static void
@@ -534,7 +580,7 @@ vfwd_show_config(struct vfwd_app *app, bool json)
 
 				printf("%s{\"dir\":\"%s\",\"rx_port\":%u,\"rx_queue\":%u,"
 				       "\"tx_port\":%u,\"tx_queue\":%u}",
-				       s ? "," : "", dir_key[st->dir], st->rx_port, st->rx_queue,
+				       s ? "," : "", vfwd_dir_keys[st->dir], st->rx_port, st->rx_queue,
 				       st->tx_port, st->tx_queue);
 			}
 			printf("]}");

@@ -5,6 +5,7 @@
  * thread and take the app lock around what the main lcore may change.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -18,9 +19,6 @@
 static struct vfwd_app *tel_app;
 static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *const dir_key[VFWD_DIR_COUNT] = {"vm_to_wire", "wire_to_vm"};
-static const char *const drop_key[VFWD_DROP_COUNT] = {"tx_full", "peer_down", "bad_gso",
-							"bad_csum", "no_mbuf"};
 
 /* Telemetry names allow letters, digits, '_' and '/': "gro-mode" -> "gro_mode". */
 static void
@@ -30,6 +28,20 @@ tel_name(char *dst, size_t len, const char *src)
 	for (char *p = dst; *p; p++)
 		if (*p == '-')
 			*p = '_';
+}
+
+/* A few figures per lcore: the reply buffer (16 KiB) must hold all 64. */
+static void
+add_lcore_brief(struct rte_tel_data *d, const struct vfwd_lcore_stats *s)
+{
+	struct vfwd_summary sum;
+
+	vfwd_stats_summarize(s, &sum);
+	rte_tel_data_add_dict_u64(d, "rx_pkts", sum.rx_pkts);
+	rte_tel_data_add_dict_u64(d, "tx_pkts", sum.tx_pkts);
+	rte_tel_data_add_dict_u64(d, "drops", sum.drops_total);
+	rte_tel_data_add_dict_u64(d, "busy_pct_x100", (uint64_t)(sum.busy_pct * 100));
+	rte_tel_data_add_dict_u64(d, "sleep_pct_x100", (uint64_t)(sum.sleep_pct * 100));
 }
 
 static void
@@ -44,38 +56,51 @@ add_lcore(struct rte_tel_data *d, const struct vfwd_lcore_stats *s)
 	rte_tel_data_add_dict_u64(d, "drops", sum.drops_total);
 	rte_tel_data_add_dict_u64(d, "busy_tsc", sum.busy_tsc);
 	rte_tel_data_add_dict_u64(d, "idle_tsc", sum.idle_tsc);
+	rte_tel_data_add_dict_u64(d, "sleep_tsc", sum.sleep_tsc);
+	rte_tel_data_add_dict_u64(d, "sleeps", s->sleeps);
+	rte_tel_data_add_dict_u64(d, "wakeups_intr", s->wakeups_intr);
+	rte_tel_data_add_dict_u64(d, "backlog_drops", s->backlog_drops);
 	/* no floats in 22.11 telemetry: hundredths */
 	rte_tel_data_add_dict_u64(d, "busy_pct_x100", (uint64_t)(sum.busy_pct * 100));
 	rte_tel_data_add_dict_u64(d, "cycles_per_pkt_x100", (uint64_t)(sum.cycles_per_pkt * 100));
 	for (int i = 0; i < VFWD_DIR_COUNT; i++) {
 		const struct vfwd_dir_summary *ds = &sum.dir[i];
 
-		snprintf(key, sizeof(key), "%s/rx_pkts", dir_key[i]);
+		snprintf(key, sizeof(key), "%s/rx_pkts", vfwd_dir_keys[i]);
 		rte_tel_data_add_dict_u64(d, key, ds->rx_pkts);
-		snprintf(key, sizeof(key), "%s/tx_pkts", dir_key[i]);
+		snprintf(key, sizeof(key), "%s/tx_pkts", vfwd_dir_keys[i]);
 		rte_tel_data_add_dict_u64(d, key, ds->tx_pkts);
-		snprintf(key, sizeof(key), "%s/rx_bytes", dir_key[i]);
+		snprintf(key, sizeof(key), "%s/rx_bytes", vfwd_dir_keys[i]);
 		rte_tel_data_add_dict_u64(d, key, ds->rx_bytes);
-		snprintf(key, sizeof(key), "%s/tx_bytes", dir_key[i]);
+		snprintf(key, sizeof(key), "%s/tx_bytes", vfwd_dir_keys[i]);
 		rte_tel_data_add_dict_u64(d, key, ds->tx_bytes);
 		for (int k = 0; k < VFWD_DROP_COUNT; k++) {
-			snprintf(key, sizeof(key), "%s/drop_%s", dir_key[i], drop_key[k]);
+			snprintf(key, sizeof(key), "%s/drop_%s", vfwd_dir_keys[i], vfwd_drop_names[k]);
 			rte_tel_data_add_dict_u64(d, key, ds->drops[k]);
 		}
-		snprintf(key, sizeof(key), "%s/polls", dir_key[i]);
+		snprintf(key, sizeof(key), "%s/polls", vfwd_dir_keys[i]);
 		rte_tel_data_add_dict_u64(d, key, ds->polls);
-		snprintf(key, sizeof(key), "%s/bursts", dir_key[i]);
+		snprintf(key, sizeof(key), "%s/bursts", vfwd_dir_keys[i]);
 		rte_tel_data_add_dict_u64(d, key, ds->bursts);
 	}
 }
 
+/* /vfwd/lcores: each lcore briefly and the total in full;
+ * /vfwd/lcores,<lcore id>: that lcore in full. */
 static int
-tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
-	   struct rte_tel_data *d)
+tel_lcores(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
 	struct vfwd_app *app;
 	int ret = -EAGAIN;
+	long only = -1;
 
+	if (params != NULL && *params != '\0') {
+		char *end;
+
+		only = strtol(params, &end, 10);
+		if (*end != '\0' || only < 0 || only >= RTE_MAX_LCORE)
+			return -EINVAL;
+	}
 	pthread_mutex_lock(&tel_lock);
 	app = tel_app;
 	if (app != NULL) {
@@ -84,23 +109,32 @@ tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
 
 		memset(&total, 0, sizeof(total));
 		rte_tel_data_start_dict(d);
+		ret = only >= 0 ? -EINVAL : 0;
 		pthread_mutex_lock(&app->lock);
 		for (uint16_t w = 0; w < app->nb_workers; w++) {
-			struct rte_tel_data *c = rte_tel_data_alloc();
+			struct rte_tel_data *c;
 
 			memcpy(&raw, &app->workers[w].stats, sizeof(raw));
 			vfwd_stats_sub(&now, &raw, &app->base[w]);
 			vfwd_stats_add(&total, &now);
+			if (only >= 0) {
+				if (app->workers[w].lcore_id == only) {
+					add_lcore(d, &now);
+					ret = 0;
+				}
+				continue;
+			}
+			c = rte_tel_data_alloc();
 			if (c == NULL)
 				continue;
 			rte_tel_data_start_dict(c);
-			add_lcore(c, &now);
+			add_lcore_brief(c, &now);
 			snprintf(name, sizeof(name), "%u", app->workers[w].lcore_id);
 			if (rte_tel_data_add_dict_container(d, name, c, 0) != 0)
 				rte_tel_data_free(c);
 		}
 		pthread_mutex_unlock(&app->lock);
-		{
+		if (only < 0) {
 			struct rte_tel_data *c = rte_tel_data_alloc();
 
 			if (c != NULL) {
@@ -110,7 +144,6 @@ tel_lcores(const char *cmd __rte_unused, const char *params __rte_unused,
 					rte_tel_data_free(c);
 			}
 		}
-		ret = 0;
 	}
 	pthread_mutex_unlock(&tel_lock);
 	return ret;
@@ -206,7 +239,7 @@ vfwd_telemetry_register(struct vfwd_app *app)
 	tel_app = app;
 	pthread_mutex_unlock(&tel_lock);
 	ret = rte_telemetry_register_cmd("/vfwd/lcores", tel_lcores,
-					 "Per-lcore forwarding counters (since start or clear). No parameters");
+					 "Forwarding counters per lcore (brief) and total. Parameter: an lcore id, in full");
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/vfwd/ports", tel_ports,
 						 "Counters of vfwd's ports. No parameters");

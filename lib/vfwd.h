@@ -18,6 +18,9 @@
 #include "vfwd_offload.h"
 
 struct rte_mempool;
+struct rte_ring;
+struct rte_mbuf;
+
 
 #define VFWD_MAX_BURST 512
 #define VFWD_MAX_PORTS 32
@@ -28,7 +31,31 @@ struct rte_mempool;
 #define VFWD_MAX_STREAMS (VFWD_MAX_PAIRS * VFWD_MAX_QUEUES * 2)
 #define VFWD_MAX_TX_RETRY 10000
 
+/* Packets a stream holds for tx batching (owned by its worker). */
+#define VFWD_TX_HOLD_CAP (2 * VFWD_MAX_BURST)
+struct vfwd_tx_hold {
+	uint16_t n;
+	uint64_t bytes;
+	uint64_t since_tsc; /* when the oldest came */
+	struct rte_mbuf *pkts[VFWD_TX_HOLD_CAP];
+};
+
 /* ---------------------------------------------------------------- config */
+
+/* How a worker waits for packets (the NAPI twins, doc/modes.md). */
+enum vfwd_rx_mode {
+	VFWD_RX_POLL,     /* busy polling: DPDK's way */
+	VFWD_RX_NAPI,     /* poll while there is work, sleep after defer_polls empty rounds */
+	VFWD_RX_ADAPTIVE, /* napi below ~5 packets per poll, poll above ~10 (VPP's rule) */
+};
+
+/* Where a received burst is processed (netif_receive_skb / netif_rx twins). */
+enum vfwd_deliver {
+	VFWD_DELIVER_DIRECT,   /* run to completion in the polling pass */
+	VFWD_DELIVER_DEFERRED, /* onto the lcore's backlog ring, drained by a later pass */
+};
+
+#define VFWD_MAX_TX_BATCH VFWD_MAX_BURST
 
 /* Knobs a running worker picks up between rounds (see vfwd_worker_publish). */
 struct vfwd_knobs {
@@ -36,6 +63,18 @@ struct vfwd_knobs {
 	uint16_t tx_retry; /* extra tx_burst calls for what the first left, made
 			    * only while the previous call sent something */
 	struct vfwd_gro_conf gro; /* toward the VM; max_flows is fixed at init */
+
+	uint8_t rx_mode;          /* enum vfwd_rx_mode */
+	uint8_t deliver;          /* enum vfwd_deliver */
+	uint16_t napi_weight;     /* napi/adaptive: packets one queue may give per visit */
+	uint32_t round_budget;    /* napi/adaptive: packets per round over all queues (0: none) */
+	uint32_t round_budget_us; /* ... and microseconds (0: none) */
+	uint32_t defer_polls;     /* napi: empty rounds before sleeping */
+	uint32_t sleep_max_us;    /* napi: longest sleep (interrupts wake it earlier) */
+	uint16_t tx_batch;        /* hold tx until this many wait (1: send each burst) */
+	uint32_t tx_flush_us;     /* ... or the oldest waited this long */
+	uint16_t vq_weight_pkts;  /* the most a vhost queue gives per visit (0: no cap) */
+	uint32_t vq_weight_bytes; /* ... in bytes (0: no cap) */
 };
 
 struct vfwd_pair {
@@ -57,6 +96,7 @@ enum vfwd_drop_cause {
 	VFWD_DROP_BAD_GSO,   /* a guest TSO frame that cannot be segmented */
 	VFWD_DROP_BAD_CSUM,  /* a partial checksum on a frame that is not TCP/UDP */
 	VFWD_DROP_NO_MBUF,   /* segmentation ran out of mbufs */
+	VFWD_DROP_BACKLOG,   /* deferred delivery: the backlog ring was full */
 	VFWD_DROP_COUNT
 };
 
@@ -77,9 +117,16 @@ struct vfwd_dir_stats {
 	uint64_t gso_segs;      /* segments made from those */
 	uint64_t tso_offloaded; /* frames left to the wire port's TSO */
 	uint64_t sw_cksums;     /* L4 checksums completed in software */
+	/* tx batching: sends and why they went (full, timer, rx ran empty) */
+	uint64_t tx_flush_full;
+	uint64_t tx_flush_timer;
+	uint64_t tx_flush_empty;
+	uint64_t weight_hits;   /* visits cut short by the vq/napi weight */
 	/* rx_burst_hist[n]: polls that returned n packets; [0] = empty polls,
-	 * the sum = polls. */
+	 * the sum = polls. tx_burst_hist[n]: tx_burst calls offered n (first
+	 * call of each send, retries not counted). */
 	uint64_t rx_burst_hist[VFWD_MAX_BURST + 1];
+	uint64_t tx_burst_hist[VFWD_MAX_BURST + 1];
 };
 
 /* Written only by its worker lcore, read (racily, word by word) by the
@@ -90,6 +137,19 @@ struct vfwd_lcore_stats {
 	uint64_t busy_tsc; /* rounds that moved at least one packet */
 	uint64_t idle_tsc; /* rounds in which every poll came back empty */
 	uint64_t rounds;
+	/* napi / adaptive */
+	uint64_t sleeps;          /* times the lcore went to sleep */
+	uint64_t wakeups_intr;    /* ... woken by an rx interrupt */
+	uint64_t sleep_tsc;       /* time asleep (neither busy nor idle) */
+	uint64_t intr_queues;     /* queues armed for interrupts, over all sleeps */
+	uint64_t nap_queues;      /* queues without interrupts over all sleeps (naps) */
+	uint64_t to_napi;         /* adaptive: switches to napi */
+	uint64_t to_poll;         /* adaptive: switches to polling */
+	uint64_t budget_stops;    /* rounds cut short by the round budget */
+	/* deferred delivery */
+	uint64_t backlog_enq;     /* packets put on the backlog */
+	uint64_t backlog_deq;     /* ... taken off it (depth = enq - deq) */
+	uint64_t backlog_drops;   /* backlog full: dropped (also in the dir's drops) */
 } __rte_cache_aligned;
 
 /* Derived figures, computed by the control plane from the counters. */
@@ -108,8 +168,9 @@ struct vfwd_dir_summary {
 struct vfwd_summary {
 	struct vfwd_dir_summary dir[VFWD_DIR_COUNT];
 	uint64_t rx_pkts, tx_pkts, drops_total;
-	uint64_t busy_tsc, idle_tsc;
-	double busy_pct;        /* busy / (busy + idle) */
+	uint64_t busy_tsc, idle_tsc, sleep_tsc;
+	double busy_pct;        /* busy / (busy + idle + asleep) */
+	double sleep_pct;       /* asleep / (busy + idle + asleep) */
 	double cycles_per_pkt;  /* busy cycles / packets actually sent on */
 };
 
@@ -161,8 +222,12 @@ struct vfwd_port_state {
 	/* the guest negotiated GUEST_TSO4 and GUEST_CSUM: it takes GSO
 	 * frames (looked up once per connection, on the vhost thread) */
 	volatile uint8_t guest_gso;
+	/* bumped by the vhost thread at each (re)connection: the queues'
+	 * interrupt fds are new, a sleeping worker registers them again */
+	volatile uint32_t conn_gen;
 	/* set at init, read-only after */
 	bool is_vhost;
+	bool rx_intr;      /* configured with rx queue interrupts */
 	bool tx_tso;       /* TCP_TSO offload enabled */
 	bool tx_ip_cksum;  /* IPV4_CKSUM offload enabled */
 	bool tx_l4_cksum;  /* TCP_CKSUM and UDP_CKSUM offloads enabled */
@@ -184,6 +249,17 @@ struct vfwd_worker {
 		struct vfwd_wire_tx wire_tx; /* streams toward the wire */
 	} offload[VFWD_MAX_STREAMS];
 
+	/* worker: tx batching holds [nb_streams] (rte_zmalloc'd by control at
+	 * init, used by the worker only), the deferred-delivery backlog */
+	struct vfwd_tx_hold *hold[VFWD_MAX_STREAMS];
+	struct rte_ring *backlog;
+	/* worker: napi state */
+	uint32_t empty_rounds;
+	uint32_t load_x16;   /* adaptive: moving average of packets per poll, x16 */
+	bool napi_now;       /* adaptive: currently in napi (interrupt) mode */
+	uint16_t next_stream; /* a round cut by the budget resumes here */
+	uint32_t intr_gen[VFWD_MAX_STREAMS]; /* conn_gen registered, +1 (0: never) */
+
 	/* handoff, see vfwd_worker_publish(): control writes slots + gen,
 	 * worker writes gen_seen. */
 	struct vfwd_knobs knob_slot[2];
@@ -204,6 +280,10 @@ void vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id,
  * Returns 0 or -ENOMEM (undone). */
 int vfwd_worker_offload_init(struct vfwd_worker *w, struct rte_mempool *pool,
 			     struct rte_mempool *indirect_pool, uint16_t gro_flows, int socket);
+/* Tx holds and the backlog ring of backlog packets (control, before
+ * launch). Returns 0 or -ENOMEM (undone). */
+int vfwd_worker_queues_init(struct vfwd_worker *w, unsigned int backlog, int socket);
+void vfwd_worker_queues_fini(struct vfwd_worker *w);
 void vfwd_worker_offload_fini(struct vfwd_worker *w);
 /* lcore entry point: arg is a struct vfwd_worker. Returns when running = 0,
  * after sending (or dropping) what GRO still held. */
@@ -211,7 +291,9 @@ int vfwd_worker_main(void *arg);
 /* Give a worker new knobs. The worker switches at its next round, between
  * bursts, seeing either the old set or the new one. If the worker is running
  * this waits (bounded by timeout_us) until it has taken the set, so that the
- * slot it reads is never rewritten under it. Returns 0 or -ETIMEDOUT. */
+ * slot it reads is never rewritten under it. Returns 0; -ETIMEDOUT: written,
+ * the worker takes it late; -EBUSY: nothing written, the worker has not
+ * taken the previous set yet. */
 int vfwd_worker_publish(struct vfwd_worker *w, const struct vfwd_knobs *knobs,
 			unsigned int timeout_us);
 /* One round over all streams: what vfwd_worker_main loops on. Exposed for
@@ -234,5 +316,15 @@ int vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte
 /* Stop and close a port set up by vfwd_port_setup (unregisters callbacks). */
 void vfwd_port_teardown(uint16_t port, struct vfwd_port_state *st);
 bool vfwd_port_is_vhost(uint16_t port);
+
+/* napi: called by the worker after a round that moved nb packets; may
+ * sleep. Returns the time it returns at (vfwd_napi.c). */
+uint64_t vfwd_napi_after_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint32_t nb,
+			       uint64_t now);
+/* Whether anything waits in the worker's GRO tables, tx holds or backlog. */
+bool vfwd_worker_holds(const struct vfwd_worker *w);
+
+extern const char *const vfwd_drop_names[VFWD_DROP_COUNT];
+extern const char *const vfwd_dir_keys[VFWD_DIR_COUNT];
 
 #endif /* VFWD_H */

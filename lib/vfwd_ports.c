@@ -61,6 +61,7 @@ on_link_change(uint16_t port, enum rte_eth_event_type type __rte_unused, void *a
 		st->guest_gso = 0;
 	} else {
 		st->guest_gso = guest_takes_gso(port);
+		st->conn_gen++; /* new vrings, new interrupt eventfds */
 	}
 	st->link_up = link.link_status;
 	return 0;
@@ -120,6 +121,13 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	}
 	if (*info.dev_flags & RTE_ETH_DEV_INTR_LSC)
 		dev_conf.intr_conf.lsc = 1;
+	/* Rx interrupts for the napi mode: vhost only. Its guest kicks are
+	 * off unless a sleeping worker arms them; other PMDs (memif) would
+	 * signal on every burst even while we poll, so they nap instead. */
+	if (st->is_vhost) {
+		dev_conf.intr_conf.rxq = 1;
+		st->rx_intr = true;
+	}
 
 	/* Offloads: a vhost port leaves partial checksums and TSO frames to
 	 * us (the wire side may do them in hardware) and carries our GSO

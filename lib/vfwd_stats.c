@@ -14,6 +14,12 @@
  * padding, which stays zero), so it is summed as an array. */
 static_assert(sizeof(struct vfwd_lcore_stats) % sizeof(uint64_t) == 0, "u64 only");
 
+const char *const vfwd_drop_names[VFWD_DROP_COUNT] = {
+	"tx_full", "peer_down", "bad_gso", "bad_csum", "no_mbuf", "backlog",
+};
+
+const char *const vfwd_dir_keys[VFWD_DIR_COUNT] = {"vm_to_wire", "wire_to_vm"};
+
 void
 vfwd_stats_add(struct vfwd_lcore_stats *acc, const struct vfwd_lcore_stats *s)
 {
@@ -73,7 +79,10 @@ vfwd_stats_summarize(const struct vfwd_lcore_stats *s, struct vfwd_summary *out)
 	}
 	out->busy_tsc = s->busy_tsc;
 	out->idle_tsc = s->idle_tsc;
-	out->busy_pct = 100.0 * ratio(s->busy_tsc, s->busy_tsc + s->idle_tsc);
+	out->sleep_tsc = s->sleep_tsc;
+	/* shares of the lcore's wall time; asleep it uses no CPU */
+	out->busy_pct = 100.0 * ratio(s->busy_tsc, s->busy_tsc + s->idle_tsc + s->sleep_tsc);
+	out->sleep_pct = 100.0 * ratio(s->sleep_tsc, s->busy_tsc + s->idle_tsc + s->sleep_tsc);
 	/* Divide by what was sent on, not by what was received: a run that
 	 * drops most of its packets must not look cheap per packet. */
 	out->cycles_per_pkt = ratio(s->busy_tsc, out->tx_pkts);

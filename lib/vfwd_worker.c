@@ -10,7 +10,9 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_malloc.h>
 #include <rte_pause.h>
+#include <rte_ring.h>
 
 #include "vfwd.h"
 
@@ -44,12 +46,12 @@ sum_pkt_len(struct rte_mbuf **pkts, uint16_t n)
 	return bytes;
 }
 
-/* Send what a stage produced, bytes being its total length; count it as
- * sent or dropped. The bytes come from the caller so that a burst nothing
- * changed is not walked a second time. */
+/* ------------------------------------------------------------------ send */
+
+/* Send now, bytes being the total length; count it as sent or dropped. */
 static inline void
-send_burst(const struct vfwd_worker *w, const struct vfwd_stream *s, const struct vfwd_knobs *k,
-	   struct rte_mbuf **pkts, uint16_t n, uint64_t bytes, struct vfwd_dir_stats *d)
+tx_now(const struct vfwd_worker *w, const struct vfwd_stream *s, const struct vfwd_knobs *k,
+       struct rte_mbuf **pkts, uint16_t n, uint64_t bytes, struct vfwd_dir_stats *d)
 {
 	uint16_t nb_tx;
 
@@ -60,6 +62,7 @@ send_burst(const struct vfwd_worker *w, const struct vfwd_stream *s, const struc
 		d->drops[VFWD_DROP_PEER_DOWN] += n;
 		return;
 	}
+	d->tx_burst_hist[RTE_MIN(n, VFWD_MAX_BURST)]++;
 	nb_tx = rte_eth_tx_burst(s->tx_port, s->tx_queue, pkts, n);
 	/* Retry only while the peer makes room (as OVS does for vhost): a
 	 * full ring that took nothing gives up at once instead of spinning
@@ -77,11 +80,87 @@ send_burst(const struct vfwd_worker *w, const struct vfwd_stream *s, const struc
 	d->tx_pkts += nb_tx;
 }
 
-static inline uint16_t
-receive(const struct vfwd_stream *s, const struct vfwd_knobs *k, struct rte_mbuf **pkts,
-	uint64_t *bytes, struct vfwd_dir_stats *d)
+/* Tx batching (vhost_net's tx batching / OVS tx-flush-interval twin): the
+ * hold goes out when tx_batch packets wait (in sends of tx_batch), when the
+ * oldest waited tx_flush_us or when the stream's rx ran empty. */
+static inline void
+hold_flush(const struct vfwd_worker *w, const struct vfwd_stream *s, struct vfwd_tx_hold *h,
+	   const struct vfwd_knobs *k, struct vfwd_dir_stats *d)
 {
-	uint16_t nb_rx = rte_eth_rx_burst(s->rx_port, s->rx_queue, pkts, k->burst);
+	tx_now(w, s, k, h->pkts, h->n, h->bytes, d);
+	h->n = 0;
+	h->bytes = 0;
+}
+
+/* Hand what a stage produced to the tx side of stream i. */
+static inline void
+send_burst(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
+	   struct rte_mbuf **pkts, uint16_t n, uint64_t bytes, uint64_t now,
+	   struct vfwd_dir_stats *d)
+{
+	const struct vfwd_stream *s = &w->streams[i];
+	struct vfwd_tx_hold *h = w->hold[i];
+	uint16_t batch = k->tx_batch;
+
+	if (likely(batch <= 1 || h == NULL)) {
+		tx_now(w, s, k, pkts, n, bytes, d);
+		return;
+	}
+	if (n == 0)
+		return;
+	if (h->n == 0)
+		h->since_tsc = now;
+	if (unlikely(h->n + n > VFWD_TX_HOLD_CAP)) {
+		/* more than the hold takes: send what waits first */
+		d->tx_flush_full++;
+		hold_flush(w, s, h, k, d);
+		h->since_tsc = now;
+		if (n > VFWD_TX_HOLD_CAP) {
+			tx_now(w, s, k, pkts, n, bytes, d);
+			return;
+		}
+	}
+	memcpy(&h->pkts[h->n], pkts, n * sizeof(pkts[0]));
+	h->n += n;
+	h->bytes += bytes;
+	while (h->n >= batch) {
+		uint64_t b = sum_pkt_len(h->pkts, batch);
+
+		d->tx_flush_full++;
+		tx_now(w, s, k, h->pkts, batch, b, d);
+		h->n -= batch;
+		h->bytes -= b;
+		memmove(h->pkts, h->pkts + batch, h->n * sizeof(h->pkts[0]));
+		h->since_tsc = now;
+	}
+}
+
+/* After a visit: send the hold if the rx side ran empty, its time is up,
+ * or batching was switched off. */
+static inline void
+hold_check(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool rx_empty,
+	   uint64_t now, struct vfwd_dir_stats *d)
+{
+	struct vfwd_tx_hold *h = w->hold[i];
+
+	if (h == NULL || h->n == 0)
+		return;
+	if (rx_empty || k->tx_batch <= 1)
+		d->tx_flush_empty++;
+	else if (now - h->since_tsc >= k->tx_flush_us * (rte_get_tsc_hz() / 1000000))
+		d->tx_flush_timer++;
+	else
+		return;
+	hold_flush(w, &w->streams[i], h, k, d);
+}
+
+/* ------------------------------------------------------------ the stages */
+
+static inline uint16_t
+receive(const struct vfwd_stream *s, uint16_t want, struct rte_mbuf **pkts, uint64_t *bytes,
+	struct vfwd_dir_stats *d)
+{
+	uint16_t nb_rx = rte_eth_rx_burst(s->rx_port, s->rx_queue, pkts, want);
 
 	*bytes = sum_pkt_len(pkts, nb_rx);
 	d->rx_burst_hist[nb_rx]++;
@@ -92,88 +171,239 @@ receive(const struct vfwd_stream *s, const struct vfwd_knobs *k, struct rte_mbuf
 
 /* VM -> wire: what vhost_net + tap do with a guest's TSO frames and
  * partial checksums, then send. */
-static inline uint32_t
-forward_to_wire(const struct vfwd_worker *w, const struct vfwd_stream *s,
-		const struct vfwd_wire_tx *wtx, const struct vfwd_knobs *k, struct vfwd_dir_stats *d)
+static inline void
+process_to_wire(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
+		struct rte_mbuf **pkts, uint16_t nb_rx, uint64_t bytes, uint64_t now,
+		struct vfwd_dir_stats *d)
 {
-	struct rte_mbuf *pkts[VFWD_MAX_BURST];
+	const struct vfwd_wire_tx *wtx = &w->offload[i].wire_tx;
 	struct rte_mbuf *out[VFWD_MAX_BURST + VFWD_GSO_MAX_SEGS];
-	uint64_t bytes;
-	uint16_t nb_rx = receive(s, k, pkts, &bytes, d), no = 0;
+	uint16_t no = 0;
 	bool prep = false;
 
-	for (uint16_t i = 0; i < nb_rx; i++)
-		prep |= vfwd_needs_prep(pkts[i]);
+	for (uint16_t j = 0; j < nb_rx; j++)
+		prep |= vfwd_needs_prep(pkts[j]);
 	if (likely(!prep)) {
-		send_burst(w, s, k, pkts, nb_rx, bytes, d);
-		return nb_rx;
+		send_burst(w, i, k, pkts, nb_rx, bytes, now, d);
+		return;
 	}
-	for (uint16_t i = 0; i < nb_rx; i++) {
+	for (uint16_t j = 0; j < nb_rx; j++) {
 		if (no + VFWD_GSO_MAX_SEGS > (int)RTE_DIM(out)) {
-			send_burst(w, s, k, out, no, sum_pkt_len(out, no), d);
+			send_burst(w, i, k, out, no, sum_pkt_len(out, no), now, d);
 			no = 0;
 		}
-		no += vfwd_wire_tx_prepare(wtx, pkts[i], out + no, RTE_DIM(out) - no, d);
+		no += vfwd_wire_tx_prepare(wtx, pkts[j], out + no, RTE_DIM(out) - no, d);
 	}
-	send_burst(w, s, k, out, no, sum_pkt_len(out, no), d);
-	return nb_rx;
+	send_burst(w, i, k, out, no, sum_pkt_len(out, no), now, d);
 }
 
 /* Heavy GRO: send what it held, all of it or what waited too long. */
 static inline uint32_t
-flush_held(const struct vfwd_worker *w, const struct vfwd_stream *s, struct vfwd_gro *gro,
-	   const struct vfwd_knobs *k, bool all, uint64_t now, struct vfwd_dir_stats *d)
+flush_held(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool all,
+	   uint64_t now, struct vfwd_dir_stats *d)
 {
 	struct rte_mbuf *out[VFWD_GRO_HOLD_MAX];
 	/* a timeout of 0 flushes everything */
 	uint64_t timeout = all ? 0 : k->gro.flush_us * (rte_get_tsc_hz() / 1000000);
-	uint16_t n = vfwd_gro_flush(gro, timeout, now, out, RTE_DIM(out), d);
+	uint16_t n = vfwd_gro_flush(&w->offload[i].gro, timeout, now, out,
+				    RTE_DIM(out), d);
 
-	send_burst(w, s, k, out, n, sum_pkt_len(out, n), d);
+	send_burst(w, i, k, out, n, sum_pkt_len(out, n), now, d);
 	return n;
 }
 
-/* wire -> VM: GRO (the NAPI GRO twin) when the guest takes GSO frames. */
+/* wire -> VM: GRO (the NAPI GRO twin) when the guest takes GSO frames.
+ * pkts has room for VFWD_GRO_HOLD_MAX more than nb_rx. nb_rx = 0 says the
+ * queue ran empty. Returns packets sent on from GRO's held ones. */
 static inline uint32_t
-forward_to_vm(const struct vfwd_worker *w, const struct vfwd_stream *s, struct vfwd_gro *gro,
-	      const struct vfwd_knobs *k, uint64_t now, struct vfwd_dir_stats *d)
+process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
+	      struct rte_mbuf **pkts, uint16_t nb_rx, uint64_t bytes, uint64_t now,
+	      struct vfwd_dir_stats *d)
 {
-	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+	const struct vfwd_stream *s = &w->streams[i];
+	struct vfwd_gro *gro = &w->offload[i].gro;
 	bool gro_on = k->gro.enabled && w->port_state[s->tx_port].guest_gso;
-	uint64_t bytes;
-	uint16_t nb_rx = receive(s, k, pkts, &bytes, d), n = nb_rx;
-	uint32_t moved = nb_rx;
+	uint16_t n = nb_rx;
+	uint32_t moved = 0;
 
 	if (unlikely(vfwd_gro_held(gro))) {
 		/* held segments never wait for new traffic: the queue ran
 		 * empty, GRO was switched off or away from heavy mode */
 		bool all = nb_rx == 0 || !gro_on || k->gro.mode != VFWD_GRO_HEAVY;
 
-		moved += flush_held(w, s, gro, k, all, now, d);
+		moved = flush_held(w, i, k, all, now, d);
 	}
 	if (nb_rx && gro_on) {
 		n = vfwd_gro_burst(gro, &k->gro, pkts, nb_rx, now, d);
 		bytes = sum_pkt_len(pkts, n); /* merging changed the headers */
 	}
-	send_burst(w, s, k, pkts, n, bytes, d);
+	send_burst(w, i, k, pkts, n, bytes, now, d);
 	return moved;
+}
+
+static inline uint32_t
+process(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, struct rte_mbuf **pkts,
+	uint16_t n, uint64_t bytes, uint64_t now)
+{
+	const struct vfwd_stream *s = &w->streams[i];
+	struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
+
+	if (s->dir == VFWD_DIR_VM_TO_WIRE) {
+		process_to_wire(w, i, k, pkts, n, bytes, now, d);
+		return 0;
+	}
+	return process_to_vm(w, i, k, pkts, n, bytes, now, d);
+}
+
+/* ------------------------------------------------------------ delivery */
+
+/* Deferred delivery (the netif_rx twin): a burst goes onto the lcore's
+ * backlog ring, tagged with its stream; what does not fit is dropped. */
+static inline void
+backlog_put(struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, uint16_t n,
+	    struct vfwd_dir_stats *d)
+{
+	unsigned int q;
+
+	for (uint16_t j = 0; j < n; j++)
+		pkts[j]->hash.usr = i;
+	q = rte_ring_enqueue_burst(w->backlog, (void **)pkts, n, NULL);
+	w->stats.backlog_enq += q;
+	if (unlikely(q < n)) {
+		rte_pktmbuf_free_bulk(pkts + q, n - q);
+		d->drops[VFWD_DROP_BACKLOG] += n - q;
+		w->stats.backlog_drops += n - q;
+	}
+}
+
+/* The later pass: up to quota packets off the backlog, each run of one
+ * stream processed as a burst. */
+static inline uint32_t
+backlog_drain(struct vfwd_worker *w, const struct vfwd_knobs *k, unsigned int quota,
+	      uint64_t now)
+{
+	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+	unsigned int n = rte_ring_dequeue_burst(w->backlog, (void **)pkts,
+						RTE_MIN(quota, (unsigned int)VFWD_MAX_BURST), NULL);
+	uint32_t moved = n;
+
+	w->stats.backlog_deq += n;
+	for (unsigned int start = 0; start < n;) {
+		uint16_t i = (uint16_t)pkts[start]->hash.usr;
+		unsigned int end = start + 1;
+		struct rte_mbuf *run[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+
+		while (end < n && pkts[end]->hash.usr == i)
+			end++;
+		memcpy(run, pkts + start, (end - start) * sizeof(run[0]));
+		moved += process(w, i, k, run, end - start, sum_pkt_len(run, end - start), now);
+		start = end;
+	}
+	return moved;
+}
+
+/* --------------------------------------------------------------- a round */
+
+/* One visit of stream i: one burst when polling; in napi and adaptive
+ * modes bursts while they come full, up to napi_weight; vhost queues
+ * capped by vq weights (VHOST_NET_PKT_WEIGHT / VHOST_NET_WEIGHT twins).
+ * Returns packets received; *empty says the queue ran dry. */
+static inline uint32_t
+visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t now, bool *empty)
+{
+	const struct vfwd_stream *s = &w->streams[i];
+	struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
+	bool vhost_rx = w->port_state[s->rx_port].is_vhost;
+	uint32_t limit = k->rx_mode == VFWD_RX_POLL ? k->burst : k->napi_weight;
+	uint32_t taken = 0, moved = 0;
+	uint64_t taken_bytes = 0;
+
+	if (vhost_rx && k->vq_weight_pkts)
+		limit = RTE_MIN(limit, k->vq_weight_pkts);
+	*empty = false;
+	for (;;) {
+		struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+		uint16_t want = (uint16_t)RTE_MIN((uint32_t)k->burst, limit - taken);
+		uint64_t bytes;
+		uint16_t n = receive(s, want, pkts, &bytes, d);
+
+		taken += n;
+		taken_bytes += bytes;
+		if (k->deliver == VFWD_DELIVER_DEFERRED && w->backlog != NULL)
+			backlog_put(w, i, pkts, n, d);
+		else if (n || s->dir == VFWD_DIR_WIRE_TO_VM)
+			moved += process(w, i, k, pkts, n, bytes, now);
+		if (n < want) {
+			*empty = n == 0;
+			break;
+		}
+		if (taken >= limit || (vhost_rx && k->vq_weight_bytes &&
+				       taken_bytes >= k->vq_weight_bytes)) {
+			if (k->rx_mode != VFWD_RX_POLL || limit < k->burst)
+				d->weight_hits++;
+			break;
+		}
+	}
+	return taken + moved;
 }
 
 uint32_t
 vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
 {
+	bool budgeted = knobs->rx_mode != VFWD_RX_POLL &&
+			(knobs->round_budget || knobs->round_budget_us);
+	uint64_t deadline = knobs->round_budget_us
+				    ? now + knobs->round_budget_us * (rte_get_tsc_hz() / 1000000)
+				    : UINT64_MAX;
+	uint16_t first = budgeted ? w->next_stream : 0;
 	uint32_t nb = 0;
 
-	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		const struct vfwd_stream *s = &w->streams[i];
-		struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
+	for (uint16_t v = 0; v < w->nb_streams; v++) {
+		uint16_t i = first + v < w->nb_streams ? first + v : first + v - w->nb_streams;
+		struct vfwd_dir_stats *d = &w->stats.dir[w->streams[i].dir];
+		bool empty;
 
-		if (s->dir == VFWD_DIR_VM_TO_WIRE)
-			nb += forward_to_wire(w, s, &w->offload[i].wire_tx, knobs, d);
-		else
-			nb += forward_to_vm(w, s, &w->offload[i].gro, knobs, now, d);
+		nb += visit(w, i, knobs, now, &empty);
+		hold_check(w, i, knobs, empty, now, d);
+		if (unlikely(budgeted) && v + 1 < w->nb_streams &&
+		    ((knobs->round_budget && nb >= knobs->round_budget) ||
+		     (knobs->round_budget_us && rte_rdtsc() >= deadline))) {
+			/* the next round starts where this one stopped */
+			w->next_stream = i + 1 == w->nb_streams ? 0 : i + 1;
+			w->stats.budget_stops++;
+			break;
+		}
+	}
+	if (w->backlog != NULL &&
+	    (knobs->deliver == VFWD_DELIVER_DEFERRED || rte_ring_count(w->backlog) > 0)) {
+		if (rte_ring_count(w->backlog) > 0)
+			nb += backlog_drain(w, knobs, RTE_MAX(knobs->napi_weight, 1), now);
+		/* ran dry: the processing side's "queue empty" for GRO and
+		 * tx holds */
+		if (rte_ring_count(w->backlog) == 0)
+			for (uint16_t i = 0; i < w->nb_streams; i++) {
+				if (w->streams[i].dir == VFWD_DIR_WIRE_TO_VM &&
+				    vfwd_gro_held(&w->offload[i].gro))
+					process(w, i, knobs, NULL, 0, 0, now);
+				hold_check(w, i, knobs, true, now,
+					   &w->stats.dir[w->streams[i].dir]);
+			}
 	}
 	return nb;
+}
+
+bool
+vfwd_worker_holds(const struct vfwd_worker *w)
+{
+	if (w->backlog != NULL && rte_ring_count(w->backlog) > 0)
+		return true;
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		if (w->hold[i] != NULL && w->hold[i]->n)
+			return true;
+		if (w->streams[i].dir == VFWD_DIR_WIRE_TO_VM && vfwd_gro_held(&w->offload[i].gro))
+			return true;
+	}
+	return false;
 }
 
 int
@@ -213,6 +443,49 @@ vfwd_worker_offload_fini(struct vfwd_worker *w)
 			vfwd_gro_fini(&w->offload[i].gro);
 }
 
+int
+vfwd_worker_queues_init(struct vfwd_worker *w, unsigned int backlog, int socket)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		w->hold[i] = rte_zmalloc_socket("vfwd_tx_hold", sizeof(*w->hold[i]),
+						RTE_CACHE_LINE_SIZE, socket);
+		if (w->hold[i] == NULL)
+			goto fail;
+	}
+	/* one ring per lcore, like the kernel's per-CPU backlog; single
+	 * producer and consumer: the worker itself */
+	snprintf(name, sizeof(name), "vfwd_backlog_%u", w->lcore_id);
+	w->backlog = rte_ring_create(name, backlog, socket,
+				     RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	if (w->backlog == NULL)
+		goto fail;
+	return 0;
+fail:
+	vfwd_worker_queues_fini(w);
+	return -ENOMEM;
+}
+
+void
+vfwd_worker_queues_fini(struct vfwd_worker *w)
+{
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		if (w->hold[i] != NULL && w->hold[i]->n)
+			rte_pktmbuf_free_bulk(w->hold[i]->pkts, w->hold[i]->n);
+		rte_free(w->hold[i]);
+		w->hold[i] = NULL;
+	}
+	if (w->backlog != NULL) {
+		struct rte_mbuf *m;
+
+		while (rte_ring_dequeue(w->backlog, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(w->backlog);
+		w->backlog = NULL;
+	}
+}
+
 /* Take the newest knob set if control published one. An acquire load and a
  * release store: plain moves on x86, no locked instruction. */
 static inline void
@@ -237,6 +510,7 @@ vfwd_worker_main(void *arg)
 	uint64_t prev = rte_rdtsc();
 
 	__atomic_store_n(&w->knob_gen_seen, gen, __ATOMIC_RELEASE);
+	w->empty_rounds = 0;
 	while (w->running) {
 		uint32_t nb = vfwd_worker_round(w, &knobs, prev);
 		uint64_t now = rte_rdtsc();
@@ -246,17 +520,25 @@ vfwd_worker_main(void *arg)
 		else
 			st->idle_tsc += now - prev;
 		st->rounds++;
+		if (knobs.rx_mode != VFWD_RX_POLL)
+			now = vfwd_napi_after_round(w, &knobs, nb, now);
 		prev = now;
 		poll_knobs(w, &gen, &knobs);
 	}
-	/* nothing stays held in GRO once we stop */
+	/* nothing stays held once we stop: backlog, GRO, tx holds */
+	while (w->backlog != NULL && rte_ring_count(w->backlog) > 0)
+		backlog_drain(w, &knobs, VFWD_MAX_BURST, prev);
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
 		const struct vfwd_stream *s = &w->streams[i];
+		struct vfwd_dir_stats *d = &st->dir[s->dir];
 
 		if (s->dir == VFWD_DIR_WIRE_TO_VM)
 			while (vfwd_gro_held(&w->offload[i].gro))
-				flush_held(w, s, &w->offload[i].gro, &knobs, true, prev,
-					   &st->dir[s->dir]);
+				flush_held(w, i, &knobs, true, prev, d);
+		if (w->hold[i] != NULL && w->hold[i]->n) {
+			d->tx_flush_empty++;
+			hold_flush(w, s, w->hold[i], &knobs, d);
+		}
 	}
 	return 0;
 }
@@ -265,18 +547,22 @@ int
 vfwd_worker_publish(struct vfwd_worker *w, const struct vfwd_knobs *knobs, unsigned int timeout_us)
 {
 	uint32_t g = w->knob_gen + 1;
-	uint64_t deadline;
+	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() / 1000000 * timeout_us;
 
-	/* The slot written now is the one the worker is not reading: it took
-	 * gen g-1 (we waited for that below, last time) and reads slot g-1. */
+	/* The slot written now must be one the worker is not reading: it has
+	 * taken gen g-1 (normally long ago) and reads slot g-1. */
+	while (w->running && __atomic_load_n(&w->knob_gen_seen, __ATOMIC_ACQUIRE) != g - 1) {
+		if (rte_get_timer_cycles() > deadline)
+			return -EBUSY; /* nothing written */
+		rte_pause();
+	}
 	w->knob_slot[g & 1] = *knobs;
 	__atomic_store_n(&w->knob_gen, g, __ATOMIC_RELEASE);
 	if (!w->running)
 		return 0;
-	deadline = rte_get_timer_cycles() + rte_get_timer_hz() / 1000000 * timeout_us;
 	while (__atomic_load_n(&w->knob_gen_seen, __ATOMIC_ACQUIRE) != g) {
 		if (rte_get_timer_cycles() > deadline)
-			return -ETIMEDOUT;
+			return -ETIMEDOUT; /* written: taken when the worker comes back */
 		rte_pause();
 	}
 	return 0;

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The NAPI twin: after defer_polls empty rounds with nothing held, a
+ * worker arms rx interrupts on its queues and sleeps in epoll until one
+ * fires or sleep_max_us passes; queues without interrupt support (every
+ * non-vhost port here) make it nap instead, a short sleep that doubles
+ * while nothing comes. Adaptive mode switches between this and plain
+ * polling on load, with VPP's thresholds.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_epoll.h>
+#include <rte_ethdev.h>
+
+#include "vfwd.h"
+
+/* adaptive: napi below 5 packets per poll, poll above 10 (averaged x16) */
+#define ADAPTIVE_TO_NAPI (5 * 16)
+#define ADAPTIVE_TO_POLL (10 * 16)
+#define NAP_MIN_US 16
+#define NAP_MAX_US 1000
+#define MAX_EVENTS 16
+
+static void
+nap(uint32_t us)
+{
+	struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000};
+
+	nanosleep(&ts, NULL);
+}
+
+/* Arm interrupts on every rx queue that has them. Returns the number of
+ * queues armed; *naps counts the queues that cannot be (no support, or the
+ * guest is away). */
+static unsigned int
+arm(struct vfwd_worker *w, bool *armed, unsigned int *naps)
+{
+	unsigned int n = 0;
+
+	*naps = 0;
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		const struct vfwd_stream *s = &w->streams[i];
+		const struct vfwd_port_state *ps = &w->port_state[s->rx_port];
+		uint32_t gen = ps->conn_gen + 1;
+
+		armed[i] = false;
+		if (!ps->rx_intr || !ps->link_up) {
+			(*naps)++;
+			continue;
+		}
+		/* a (re)connected guest brought new eventfds */
+		if (w->intr_gen[i] != gen) {
+			int ret = rte_eth_dev_rx_intr_ctl_q(s->rx_port, s->rx_queue,
+							    RTE_EPOLL_PER_THREAD,
+							    RTE_INTR_EVENT_ADD, NULL);
+
+			if (ret != 0 && ret != -EEXIST) {
+				(*naps)++;
+				continue;
+			}
+			w->intr_gen[i] = gen;
+		}
+		if (rte_eth_dev_rx_intr_enable(s->rx_port, s->rx_queue) != 0) {
+			(*naps)++;
+			continue;
+		}
+		armed[i] = true;
+		n++;
+	}
+	return n;
+}
+
+static void
+disarm(struct vfwd_worker *w, const bool *armed)
+{
+	for (uint16_t i = 0; i < w->nb_streams; i++)
+		if (armed[i])
+			rte_eth_dev_rx_intr_disable(w->streams[i].rx_port, w->streams[i].rx_queue);
+}
+
+/* Whether any rx queue has packets: rx_queue_count where the driver has
+ * it, else assume so (a round of polling settles it). */
+static bool
+queues_busy(const struct vfwd_worker *w)
+{
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		int c = rte_eth_rx_queue_count(w->streams[i].rx_port, w->streams[i].rx_queue);
+
+		if (c != 0 && c != -ENOTSUP)
+			return true;
+	}
+	return false;
+}
+
+static uint64_t
+sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
+{
+	struct vfwd_lcore_stats *st = &w->stats;
+	bool armed[VFWD_MAX_STREAMS];
+	unsigned int naps, n = arm(w, armed, &naps);
+	uint64_t after;
+	uint32_t us;
+
+	st->sleeps++;
+	st->intr_queues += n;
+	st->nap_queues += naps;
+	/* a packet that came between the last poll and arming raised no
+	 * interrupt: look once more */
+	if (n && queues_busy(w)) {
+		disarm(w, armed);
+		return rte_rdtsc();
+	}
+	/* naps grow while nothing comes: short after traffic, cheap when
+	 * idle; at their longest they wait in epoll too, so that the queues
+	 * with interrupts can end them */
+	us = naps ? RTE_MIN((uint32_t)NAP_MIN_US << RTE_MIN(w->empty_rounds / 64, 6u), (uint32_t)NAP_MAX_US)
+		  : k->sleep_max_us;
+	us = RTE_MIN(us, k->sleep_max_us);
+	if (n && us >= 1000) {
+		struct rte_epoll_event ev[MAX_EVENTS];
+
+		if (rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, MAX_EVENTS, (int)(us / 1000)) > 0)
+			st->wakeups_intr++;
+	} else {
+		nap(us);
+	}
+	disarm(w, armed);
+	after = rte_rdtsc();
+	st->sleep_tsc += after - now;
+	return after;
+}
+
+uint64_t
+vfwd_napi_after_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint32_t nb,
+		      uint64_t now)
+{
+	struct vfwd_lcore_stats *st = &w->stats;
+
+	if (k->rx_mode == VFWD_RX_ADAPTIVE) {
+		/* packets per stream visit, a moving average over ~16 rounds */
+		uint32_t per_poll = w->nb_streams ? nb * 16 / w->nb_streams : 0;
+
+		w->load_x16 = w->load_x16 - (w->load_x16 >> 4) + (per_poll >> 4);
+		if (w->napi_now && w->load_x16 > ADAPTIVE_TO_POLL) {
+			w->napi_now = false;
+			st->to_poll++;
+		} else if (!w->napi_now && w->load_x16 < ADAPTIVE_TO_NAPI) {
+			w->napi_now = true;
+			st->to_napi++;
+		}
+		if (!w->napi_now)
+			return now;
+	}
+	if (nb) {
+		w->empty_rounds = 0;
+		return now;
+	}
+	/* NAPI's "done": the queues were empty defer_polls times in a row
+	 * and nothing waits in GRO, tx holds or the backlog */
+	if (++w->empty_rounds <= k->defer_polls || vfwd_worker_holds(w))
+		return now;
+	return sleep_now(w, k, now);
+}
