@@ -43,14 +43,18 @@ struct vfwd_app {
 	struct vfwd_port_state port_state[VFWD_MAX_PORTS];
 	bool port_started[VFWD_MAX_PORTS];
 
-	uint16_t nb_workers;
-	struct vfwd_worker *workers;   /* [nb_workers], rte_zmalloc'd */
+	uint16_t nb_workers;           /* workers in the current plan */
+	uint16_t max_workers;          /* worker lcores: capacity of the arrays */
+	unsigned int lcore_ids[VFWD_MAX_WORKERS];
+	struct vfwd_worker *workers;   /* [max_workers], rte_zmalloc'd */
+	struct rte_ring *pipe_rings[VFWD_MAX_PIPE * VFWD_MAX_PIPE]; /* [rx][work] */
+	unsigned int nb_pipe_rings;
 	uint16_t nb_offload_init;      /* workers whose offload state exists */
 	bool running;                  /* workers launched */
 
 	/* Counters are never reset under their writer: "clear fwd stats"
 	 * keeps a base, and everything shown is raw - base. */
-	struct vfwd_lcore_stats *base; /* [nb_workers] */
+	struct vfwd_lcore_stats *base; /* [max_workers] */
 	struct vfwd_stats_view report_view, show_view;
 	uint64_t tsc_hz;
 	uint64_t start_tsc;  /* of the first start or the last clear */
@@ -75,6 +79,12 @@ struct vfwd_app {
 };
 
 /* control.c */
+/* Plan which worker lcore does what (direct or pipeline, from o), set the
+ * workers up for it (their stats carry over), print it if verbose.
+ * Workers must be stopped and without offload state. */
+int vfwd_ctl_plan(struct vfwd_app *app, const struct vfwd_options *o, bool verbose, char *err,
+		  size_t errlen);
+void vfwd_ctl_rings_free(struct vfwd_app *app);
 int vfwd_ctl_worker_state_init(struct vfwd_app *app, const struct vfwd_options *o);
 int vfwd_ctl_start(struct vfwd_app *app);
 /* Say once which ports make a napi lcore nap instead of waiting for an rx

@@ -13,12 +13,158 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include <rte_ring.h>
+#include <stdlib.h>
+
 #include "app.h"
 #include "knobs.h"
 
 /* A worker takes new knobs between two rounds: microseconds, unless it is
  * stuck in a driver call. */
 #define PUBLISH_TIMEOUT_US 200000
+
+#define PIPE_RING_SIZE 4096
+
+static const char *
+port_name(uint16_t port, char *buf)
+{
+	if (rte_eth_dev_get_name_by_port(port, buf) != 0)
+		sprintf(buf, "port%u", port);
+	return buf;
+}
+
+void
+vfwd_ctl_rings_free(struct vfwd_app *app)
+{
+	for (unsigned int i = 0; i < app->nb_pipe_rings; i++) {
+		struct rte_mbuf *m;
+
+		while (rte_ring_dequeue(app->pipe_rings[i], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(app->pipe_rings[i]);
+		app->pipe_rings[i] = NULL;
+	}
+	app->nb_pipe_rings = 0;
+}
+
+static void
+print_plan(const struct vfwd_app *app, const struct vfwd_options *o)
+{
+	static const char *const role[] = {"", "rx   ", "work "};
+	char a[RTE_ETH_NAME_MAX_LEN], b[RTE_ETH_NAME_MAX_LEN];
+
+	if (o->pipe_rx)
+		printf("pipeline: %u rx lcore(s) -> %u work lcore(s) by flow hash; work lcore k "
+		       "sends on tx queue k\n",
+		       o->pipe_rx, o->pipe_work);
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		const struct vfwd_worker *wk = &app->workers[w];
+
+		if (wk->role == VFWD_ROLE_WORK) {
+			printf("  lcore %u: work: GRO/TSO and tx for every stream, tx queue %u\n",
+			       wk->lcore_id, w - o->pipe_rx);
+			continue;
+		}
+		for (uint16_t i = 0; i < wk->nb_streams; i++) {
+			const struct vfwd_stream *st = &wk->streams[i];
+
+			printf("  lcore %u: %s%s port %u (%s) q%u -> port %u (%s) q%u\n", wk->lcore_id,
+			       role[wk->role], st->dir == VFWD_DIR_VM_TO_WIRE ? "vm->wire" : "wire->vm",
+			       st->rx_port, port_name(st->rx_port, a), st->rx_queue, st->tx_port,
+			       port_name(st->tx_port, b), st->tx_queue);
+		}
+	}
+	for (uint16_t w = app->nb_workers; w < app->max_workers; w++)
+		printf("  lcore %u: idle (more lcores than streams)\n", app->lcore_ids[w]);
+}
+
+int
+vfwd_ctl_plan(struct vfwd_app *app, const struct vfwd_options *o, bool verbose, char *err,
+	      size_t errlen)
+{
+	struct vfwd_plan *plan = malloc(sizeof(*plan));
+	uint16_t nb;
+	int ret;
+
+	if (plan == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (o->pipe_rx) {
+		if (o->pipe_rx + o->pipe_work > app->max_workers) {
+			snprintf(err, errlen, "pipeline %u:%u needs %u worker lcores, there are %u",
+				 o->pipe_rx, o->pipe_work, o->pipe_rx + o->pipe_work,
+				 app->max_workers);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (o->pipe_work > o->nb_txq) {
+			snprintf(err, errlen, "pipeline %u:%u: each work lcore sends on its own tx "
+				 "queue, there are %u (--txq, and net_vhost queues=N)",
+				 o->pipe_rx, o->pipe_work, o->nb_txq);
+			ret = -EINVAL;
+			goto out;
+		}
+		ret = vfwd_plan_build_pipeline(plan, app->pairs, app->nb_pairs, o->nb_rxq,
+					       o->pipe_rx, o->pipe_work);
+		nb = o->pipe_rx + o->pipe_work;
+	} else {
+		ret = vfwd_plan_build(plan, app->pairs, app->nb_pairs, o->nb_rxq, app->max_workers);
+		/* workers without a stream are not used */
+		nb = RTE_MIN(app->max_workers, plan->nb_streams);
+	}
+	if (ret != 0) {
+		snprintf(err, errlen, "cannot plan the lcores: %s", strerror(-ret));
+		goto out;
+	}
+	vfwd_ctl_rings_free(app);
+	for (uint16_t r = 0; r < o->pipe_rx; r++) {
+		for (uint16_t k = 0; k < o->pipe_work; k++) {
+			char name[RTE_RING_NAMESIZE];
+			struct rte_ring *ring;
+
+			snprintf(name, sizeof(name), "vfwd_pipe_%u_%u", r, k);
+			ring = rte_ring_create(name, PIPE_RING_SIZE,
+					       (int)rte_lcore_to_socket_id(app->lcore_ids[r]),
+					       RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (ring == NULL) {
+				snprintf(err, errlen, "cannot create pipeline rings: %s",
+					 rte_strerror(rte_errno));
+				vfwd_ctl_rings_free(app);
+				ret = -ENOMEM;
+				goto out;
+			}
+			app->pipe_rings[app->nb_pipe_rings++] = ring;
+		}
+	}
+	for (uint16_t w = 0; w < nb; w++) {
+		struct vfwd_worker *wk = &app->workers[w];
+		struct vfwd_lcore_stats stats = wk->stats; /* the lcore's counts go on */
+
+		vfwd_worker_init(wk, app->lcore_ids[w], &plan->worker[w], app->port_state,
+				 &o->knobs);
+		wk->stats = stats;
+		if (wk->role == VFWD_ROLE_RX) {
+			wk->nb_rings = o->pipe_work;
+			for (uint16_t k = 0; k < o->pipe_work; k++)
+				wk->rings[k] = app->pipe_rings[w * o->pipe_work + k];
+		} else if (wk->role == VFWD_ROLE_WORK) {
+			uint16_t k = w - o->pipe_rx;
+
+			wk->nb_rings = o->pipe_rx;
+			for (uint16_t r = 0; r < o->pipe_rx; r++)
+				wk->rings[r] = app->pipe_rings[r * o->pipe_work + k];
+		}
+	}
+	pthread_mutex_lock(&app->lock);
+	app->nb_workers = nb;
+	pthread_mutex_unlock(&app->lock);
+	if (verbose)
+		print_plan(app, o);
+out:
+	free(plan);
+	return ret;
+}
 
 int
 vfwd_ctl_start(struct vfwd_app *app)
@@ -62,6 +208,14 @@ vfwd_ctl_stop(struct vfwd_app *app)
 {
 	if (!app->running)
 		return -EALREADY;
+	/* pipeline: rx lcores first, so that work lcores drain all they were
+	 * handed before they stop */
+	for (uint16_t w = 0; w < app->nb_workers; w++)
+		if (app->workers[w].role == VFWD_ROLE_RX)
+			app->workers[w].running = 0;
+	for (uint16_t w = 0; w < app->nb_workers; w++)
+		if (app->workers[w].role == VFWD_ROLE_RX)
+			rte_eal_wait_lcore(app->workers[w].lcore_id);
 	for (uint16_t w = 0; w < app->nb_workers; w++)
 		app->workers[w].running = 0;
 	rte_eal_mp_wait_lcore();
@@ -138,11 +292,19 @@ rebuild_workers(struct vfwd_app *app, const struct vfwd_options *next, char *err
 
 	vfwd_ctl_stop(app);
 	worker_state_fini(app);
+	ret = vfwd_ctl_plan(app, next, true, err, errlen);
+	if (ret != 0) {
+		vfwd_ctl_plan(app, &app->opt, false, err, 0); /* back to the plan that ran */
+		if (vfwd_ctl_worker_state_init(app, &app->opt) == 0 && was_running)
+			vfwd_ctl_start(app);
+		return ret;
+	}
 	ret = vfwd_ctl_worker_state_init(app, next);
 	if (ret != 0) {
 		snprintf(err, errlen, "cannot rebuild the workers' state: %s", strerror(-ret));
 		/* the old sizes fitted before */
-		if (vfwd_ctl_worker_state_init(app, &app->opt) != 0)
+		if (vfwd_ctl_plan(app, &app->opt, false, err, 0) != 0 ||
+		    vfwd_ctl_worker_state_init(app, &app->opt) != 0)
 			return ret; /* workers stay stopped: start says why */
 	} else {
 		publish_all(app, &next->knobs, err, errlen);
@@ -191,7 +353,8 @@ vfwd_ctl_set(struct vfwd_app *app, const char *knob, const char *val, char *err,
 		break;
 	case VFWD_APPLY_RESTART:
 		if (next.knobs.gro.max_flows == app->opt.knobs.gro.max_flows &&
-		    next.backlog == app->opt.backlog)
+		    next.backlog == app->opt.backlog && next.pipe_rx == app->opt.pipe_rx &&
+		    next.pipe_work == app->opt.pipe_work)
 			break;
 		ret = rebuild_workers(app, &next, err, errlen);
 		if (ret != 0)

@@ -133,6 +133,41 @@ get_stats_period(const struct vfwd_options *o, char *buf, size_t len)
 		snprintf(buf, len, "%g", o->stats_period_s);
 }
 
+/* "off" or "R:W": R rx lcores feeding W work lcores */
+static int
+set_pipeline(struct vfwd_options *o, const char *val)
+{
+	unsigned long r, w;
+	char buf[16], *colon;
+
+	if (strcmp(val, "off") == 0) {
+		o->pipe_rx = o->pipe_work = 0;
+		return 0;
+	}
+	if (strlen(val) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, val);
+	colon = strchr(buf, ':');
+	if (colon == NULL)
+		return -EINVAL;
+	*colon = '\0';
+	if (vfwd_parse_uint(buf, 1, VFWD_MAX_PIPE, &r) != 0 ||
+	    vfwd_parse_uint(colon + 1, 1, VFWD_MAX_PIPE, &w) != 0)
+		return -EINVAL;
+	o->pipe_rx = r;
+	o->pipe_work = w;
+	return 0;
+}
+
+static void
+get_pipeline(const struct vfwd_options *o, char *buf, size_t len)
+{
+	if (o->pipe_rx == 0)
+		snprintf(buf, len, "off");
+	else
+		snprintf(buf, len, "%u:%u", o->pipe_rx, o->pipe_work);
+}
+
 const struct vfwd_knob vfwd_knobs[] = {
 	{"burst", "1..512", "packets asked of each rx burst (and the most sent at once)",
 	 VFWD_APPLY_LIVE, set_burst, get_burst},
@@ -164,6 +199,9 @@ const struct vfwd_knob vfwd_knobs[] = {
 	 VFWD_APPLY_LIVE, set_deliver, get_deliver},
 	{"backlog", "1..1048576", "deferred: backlog ring size (rebuilt: workers restart)",
 	 VFWD_APPLY_RESTART, set_backlog, get_backlog},
+	{"pipeline", "off|R:W (1..16 each)",
+	 "R rx lcores hand bursts to W work lcores through rings (re-planned: workers restart)",
+	 VFWD_APPLY_RESTART, set_pipeline, get_pipeline},
 	{"tx-batch", "1..512", "hold tx until this many wait (1: send each burst)",
 	 VFWD_APPLY_LIVE, set_tx_batch, get_tx_batch},
 	{"tx-flush-us", "0..1000000", "tx batching: send what waited this long (us)",

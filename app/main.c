@@ -189,9 +189,8 @@ setup_ports(struct vfwd_app *app)
 static int
 setup_workers(struct vfwd_app *app)
 {
-	struct vfwd_plan *plan;
 	unsigned int lcore;
-	uint16_t w = 0;
+	char err[256];
 	int ret;
 
 	if (rte_lcore_count() < 2) {
@@ -199,54 +198,32 @@ setup_workers(struct vfwd_app *app)
 				"one (e.g. -l 0-1)\n");
 		return -EINVAL;
 	}
-	app->nb_workers = RTE_MIN(rte_lcore_count() - 1, (unsigned int)VFWD_MAX_WORKERS);
-	plan = malloc(sizeof(*plan));
-	if (plan == NULL)
-		return -ENOMEM;
-	ret = vfwd_plan_build(plan, app->pairs, app->nb_pairs, app->opt.nb_rxq, app->nb_workers);
-	if (ret != 0)
-		goto out;
-	/* Workers without a stream are not launched. */
-	app->nb_workers = RTE_MIN(app->nb_workers, plan->nb_streams);
-	app->workers = rte_zmalloc("vfwd_workers", app->nb_workers * sizeof(app->workers[0]),
-				   RTE_CACHE_LINE_SIZE);
-	app->base = calloc(app->nb_workers, sizeof(app->base[0]));
-	if (app->workers == NULL || app->base == NULL ||
-	    vfwd_view_init(&app->report_view, app->nb_workers) != 0 ||
-	    vfwd_view_init(&app->show_view, app->nb_workers) != 0) {
-		ret = -ENOMEM;
-		goto out;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (app->max_workers == VFWD_MAX_WORKERS)
+			break;
+		app->lcore_ids[app->max_workers++] = lcore;
 	}
+	app->workers = rte_zmalloc("vfwd_workers", app->max_workers * sizeof(app->workers[0]),
+				   RTE_CACHE_LINE_SIZE);
+	app->base = calloc(app->max_workers, sizeof(app->base[0]));
+	if (app->workers == NULL || app->base == NULL ||
+	    vfwd_view_init(&app->report_view, app->max_workers) != 0 ||
+	    vfwd_view_init(&app->show_view, app->max_workers) != 0)
+		return -ENOMEM;
 
 	printf("forwarding %u pair(s) x %u queue(s), burst %u, tx-retry %u, gro %s:\n",
 	       app->nb_pairs, app->opt.nb_rxq, app->opt.knobs.burst, app->opt.knobs.tx_retry,
 	       !app->opt.knobs.gro.enabled ? "off"
 	       : app->opt.knobs.gro.mode == VFWD_GRO_HEAVY ? "heavy" : "light");
-	RTE_LCORE_FOREACH_WORKER(lcore) {
-		const struct vfwd_plan_lcore *pl = &plan->worker[w];
-
-		if (w == app->nb_workers) {
-			printf("  lcore %u: idle (more lcores than streams)\n", lcore);
-			continue;
-		}
-		vfwd_worker_init(&app->workers[w], lcore, pl, app->port_state, &app->opt.knobs);
-		for (uint16_t s = 0; s < pl->nb_streams; s++) {
-			const struct vfwd_stream *st = &pl->streams[s];
-			char rx[RTE_ETH_NAME_MAX_LEN];
-
-			snprintf(rx, sizeof(rx), "%s", port_name(st->rx_port));
-			printf("  lcore %u: %s port %u (%s) q%u -> port %u (%s) q%u\n", lcore,
-			       st->dir == VFWD_DIR_VM_TO_WIRE ? "vm->wire" : "wire->vm", st->rx_port,
-			       rx, st->rx_queue, st->tx_port, port_name(st->tx_port), st->tx_queue);
-		}
-		w++;
+	ret = vfwd_ctl_plan(app, &app->opt, true, err, sizeof(err));
+	if (ret != 0) {
+		fprintf(stderr, "dpdk-vfwd: error: %s\n", err);
+		return ret;
 	}
 	ret = vfwd_ctl_worker_state_init(app, &app->opt);
 	if (ret != 0)
 		fprintf(stderr, "dpdk-vfwd: error: GRO tables, tx holds or backlog rings: %s\n",
 			strerror(-ret));
-out:
-	free(plan);
 	return ret;
 }
 
@@ -276,6 +253,7 @@ cleanup(struct vfwd_app *app)
 		vfwd_worker_offload_fini(&app->workers[w]);
 		vfwd_worker_queues_fini(&app->workers[w]);
 	}
+	vfwd_ctl_rings_free(app);
 	rte_mempool_free(app->pool);
 	rte_mempool_free(app->indirect_pool);
 	rte_free(app->workers);

@@ -45,6 +45,8 @@ const char vfwd_usage[] =
 	"  --sleep-max-us U     napi: longest sleep, 1..100000 (10000)\n"
 	"  --deliver D          direct (default) or deferred (via a backlog ring)\n"
 	"  --backlog N          deferred: backlog ring size per lcore (1000)\n"
+	"  --pipeline R:W       R rx lcores hand bursts to W work lcores (cpumap/RPS\n"
+	"                       twin; work lcore k sends on tx queue k: --txq >= W)\n"
 	"  --tx-batch N         hold tx until N packets wait, 1..512 (1: no holding)\n"
 	"  --tx-flush-us U      ... or the oldest waited U us (50)\n"
 	"  --vq-weight-pkts N   the most a vhost queue gives per visit (256; 0: no cap)\n"
@@ -89,6 +91,7 @@ static const struct option long_opts[] = {
 	{"deliver", required_argument, NULL, OPT_KNOB},
 	{"backlog", required_argument, NULL, OPT_KNOB},
 	{"tx-batch", required_argument, NULL, OPT_KNOB},
+	{"pipeline", required_argument, NULL, OPT_KNOB},
 	{"tx-flush-us", required_argument, NULL, OPT_KNOB},
 	{"vq-weight-pkts", required_argument, NULL, OPT_KNOB},
 	{"vq-weight-bytes", required_argument, NULL, OPT_KNOB},

@@ -12,6 +12,7 @@ enum vfwd_stats_format { VFWD_STATS_TEXT, VFWD_STATS_JSON };
 struct vfwd_options {
 	struct vfwd_knobs knobs;
 	uint32_t backlog; /* deferred delivery: ring size per lcore */
+	uint16_t pipe_rx, pipe_work; /* --pipeline R:W; 0: off (direct) */
 	uint16_t nb_rxq, nb_txq;
 	uint16_t nb_pairs; /* 0: pair the k-th vhost port with the k-th other */
 	struct vfwd_pair pairs[VFWD_MAX_PAIRS];

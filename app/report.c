@@ -80,6 +80,10 @@ text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
 		       cum->to_napi, cum->to_poll);
 	if (cum->budget_stops)
 		printf("          rounds cut by the round budget: %" PRIu64 "\n", cum->budget_stops);
+	if (cum->ring_enq || cum->ring_deq || cum->ring_drops)
+		printf("          pipeline rings: %" PRIu64 " handed over, %" PRIu64 " taken, %" PRIu64
+		       " dropped full\n",
+		       cum->ring_enq, cum->ring_deq, cum->ring_drops);
 	if (cum->backlog_enq || cum->backlog_drops)
 		printf("          backlog: %" PRIu64 " in, %" PRIu64 " out, depth %" PRIu64
 		       ", %" PRIu64 " dropped full\n",
@@ -242,10 +246,12 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 	       "\"sleeps\":%" PRIu64 ",\"wakeups_intr\":%" PRIu64 ",\"intr_queues\":%" PRIu64
 	       ",\"nap_queues\":%" PRIu64 ",\"to_napi\":%" PRIu64 ",\"to_poll\":%" PRIu64
 	       ",\"budget_stops\":%" PRIu64 ",\"backlog_enq\":%" PRIu64 ",\"backlog_deq\":%" PRIu64
-	       ",\"backlog_drops\":%" PRIu64 ",\"rounds\":%" PRIu64 ",",
+	       ",\"backlog_drops\":%" PRIu64 ",\"ring_enq\":%" PRIu64 ",\"ring_deq\":%" PRIu64
+	       ",\"ring_drops\":%" PRIu64 ",\"rounds\":%" PRIu64 ",",
 	       cum->sleep_tsc, c.sleep_pct, p.sleep_pct, cum->sleeps, cum->wakeups_intr,
 	       cum->intr_queues, cum->nap_queues, cum->to_napi, cum->to_poll, cum->budget_stops,
-	       cum->backlog_enq, cum->backlog_deq, cum->backlog_drops, cum->rounds);
+	       cum->backlog_enq, cum->backlog_deq, cum->backlog_drops, cum->ring_enq,
+	       cum->ring_deq, cum->ring_drops, cum->rounds);
 	printf("\"busy_tsc\":%" PRIu64 ",\"idle_tsc\":%" PRIu64 ",\"busy_pct\":%.2f,"
 	       "\"cycles_per_pkt\":%.2f,\"period_busy_pct\":%.2f,\"period_cycles_per_pkt\":%.2f,"
 	       "\"rx_pkts\":%" PRIu64 ",\"tx_pkts\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"dirs\":{",

@@ -97,6 +97,7 @@ enum vfwd_drop_cause {
 	VFWD_DROP_BAD_CSUM,  /* a partial checksum on a frame that is not TCP/UDP */
 	VFWD_DROP_NO_MBUF,   /* segmentation ran out of mbufs */
 	VFWD_DROP_BACKLOG,   /* deferred delivery: the backlog ring was full */
+	VFWD_DROP_RING,      /* pipeline: the ring to the work lcore was full */
 	VFWD_DROP_COUNT
 };
 
@@ -150,6 +151,10 @@ struct vfwd_lcore_stats {
 	uint64_t backlog_enq;     /* packets put on the backlog */
 	uint64_t backlog_deq;     /* ... taken off it (depth = enq - deq) */
 	uint64_t backlog_drops;   /* backlog full: dropped (also in the dir's drops) */
+	/* pipeline */
+	uint64_t ring_enq;        /* rx lcore: packets handed to work lcores */
+	uint64_t ring_drops;      /* ... dropped, the ring full (also in drops) */
+	uint64_t ring_deq;        /* work lcore: packets taken from rings */
 } __rte_cache_aligned;
 
 /* Derived figures, computed by the control plane from the counters. */
@@ -190,10 +195,21 @@ struct vfwd_stream {
 	uint16_t tx_port, tx_queue;
 	uint8_t dir; /* enum vfwd_dir */
 	uint8_t pair;
+	uint16_t id; /* index in the plan's list of all streams */
 };
 
+/* What an lcore does: everything for its streams (direct), or one half of
+ * the pipeline (the cpumap twin): rx lcores only poll and hand bursts
+ * through rings to work lcores, which run GRO/TSO and send. */
+enum vfwd_role { VFWD_ROLE_DIRECT, VFWD_ROLE_RX, VFWD_ROLE_WORK };
+
+#define VFWD_MAX_PIPE 16 /* rx or work lcores in a pipeline */
+
 struct vfwd_plan_lcore {
+	uint8_t role; /* enum vfwd_role */
 	uint16_t nb_streams;
+	/* direct and rx: the queues it polls; work: every stream, by id, each
+	 * sending on this lcore's own tx queue */
 	struct vfwd_stream streams[VFWD_MAX_STREAMS];
 };
 
@@ -210,6 +226,11 @@ struct vfwd_plan {
  * one sender and needs no lock. Returns 0 or -EINVAL. */
 int vfwd_plan_build(struct vfwd_plan *plan, const struct vfwd_pair *pairs, uint16_t nb_pairs,
 		    uint16_t nb_rxq, uint16_t nb_workers);
+/* The pipeline: nb_rx rx lcores share the queues as vfwd_plan_build would;
+ * nb_work work lcores follow, work lcore k sending on tx queue k of every
+ * port (so nb_txq >= nb_work). Returns 0 or -EINVAL. */
+int vfwd_plan_build_pipeline(struct vfwd_plan *plan, const struct vfwd_pair *pairs,
+			     uint16_t nb_pairs, uint16_t nb_rxq, uint16_t nb_rx, uint16_t nb_work);
 
 /* ------------------------------------------------------------ peer state */
 
@@ -239,6 +260,9 @@ struct vfwd_port_state {
 struct vfwd_worker {
 	/* control: written before launch, read-only while running */
 	unsigned int lcore_id;
+	uint8_t role;       /* enum vfwd_role */
+	uint16_t nb_rings;  /* rx: one ring per work lcore; work: one per rx lcore */
+	struct rte_ring *rings[VFWD_MAX_PIPE];
 	uint16_t nb_streams;
 	struct vfwd_stream streams[VFWD_MAX_STREAMS];
 	const struct vfwd_port_state *port_state; /* [VFWD_MAX_PORTS] */
@@ -259,6 +283,7 @@ struct vfwd_worker {
 	bool napi_now;       /* adaptive: currently in napi (interrupt) mode */
 	uint16_t next_stream; /* a round cut by the budget resumes here */
 	uint32_t intr_gen[VFWD_MAX_STREAMS]; /* conn_gen registered, +1 (0: never) */
+	uint32_t since_gro_flush; /* work lcore: packets since GRO last flushed */
 
 	/* handoff, see vfwd_worker_publish(): control writes slots + gen,
 	 * worker writes gen_seen. */

@@ -39,10 +39,44 @@ vfwd_plan_build(struct vfwd_plan *plan, const struct vfwd_pair *pairs, uint16_t 
 				s->tx_queue = q;
 				s->dir = dir;
 				s->pair = p;
-				plan->nb_streams++;
+				s->id = plan->nb_streams++;
 			}
 			unit++;
 		}
 	}
+	return 0;
+}
+
+int
+vfwd_plan_build_pipeline(struct vfwd_plan *plan, const struct vfwd_pair *pairs,
+			 uint16_t nb_pairs, uint16_t nb_rxq, uint16_t nb_rx, uint16_t nb_work)
+{
+	struct vfwd_stream all[VFWD_MAX_STREAMS];
+	int ret;
+
+	if (nb_rx == 0 || nb_work == 0 || nb_rx > VFWD_MAX_PIPE || nb_work > VFWD_MAX_PIPE)
+		return -EINVAL;
+	ret = vfwd_plan_build(plan, pairs, nb_pairs, nb_rxq, nb_rx);
+	if (ret != 0)
+		return ret;
+	for (uint16_t r = 0; r < nb_rx; r++) {
+		const struct vfwd_plan_lcore *pl = &plan->worker[r];
+
+		for (uint16_t i = 0; i < pl->nb_streams; i++)
+			all[pl->streams[i].id] = pl->streams[i];
+	}
+	for (uint16_t r = 0; r < nb_rx; r++)
+		plan->worker[r].role = VFWD_ROLE_RX;
+	for (uint16_t k = 0; k < nb_work; k++) {
+		struct vfwd_plan_lcore *pl = &plan->worker[nb_rx + k];
+
+		pl->role = VFWD_ROLE_WORK;
+		pl->nb_streams = plan->nb_streams;
+		for (uint16_t i = 0; i < plan->nb_streams; i++) {
+			pl->streams[i] = all[i];
+			pl->streams[i].tx_queue = k;
+		}
+	}
+	plan->nb_workers = nb_rx + nb_work;
 	return 0;
 }

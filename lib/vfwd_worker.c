@@ -10,6 +10,8 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_ip.h>
+#include <rte_jhash.h>
 #include <rte_malloc.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
@@ -22,6 +24,7 @@ vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id, const struct vfwd
 {
 	memset(w, 0, sizeof(*w));
 	w->lcore_id = lcore_id;
+	w->role = pl->role;
 	w->nb_streams = pl->nb_streams;
 	memcpy(w->streams, pl->streams, pl->nb_streams * sizeof(pl->streams[0]));
 	w->port_state = port_state;
@@ -302,6 +305,127 @@ backlog_drain(struct vfwd_worker *w, const struct vfwd_knobs *k, unsigned int qu
 	return moved;
 }
 
+/* -------------------------------------------------------------- pipeline */
+
+/* A flow's hash (RPS style): IPv4/IPv6 addresses and TCP/UDP ports, so
+ * that one flow always goes to one work lcore, in order. Others: 0. */
+static inline uint32_t
+flow_hash(const struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m), off = 14;
+	uint16_t type;
+
+	if (len < 14)
+		return 0;
+	type = (uint16_t)(p[12] << 8 | p[13]);
+	if (type == RTE_ETHER_TYPE_VLAN && len >= 18) {
+		type = (uint16_t)(p[16] << 8 | p[17]);
+		off = 18;
+	}
+	if (type == RTE_ETHER_TYPE_IPV4 && len >= off + 20) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + off);
+		uint32_t ihl = (ip->version_ihl & 0xf) * 4u, ports = 0;
+
+		if ((ip->next_proto_id == IPPROTO_TCP || ip->next_proto_id == IPPROTO_UDP) &&
+		    !(ip->fragment_offset & rte_cpu_to_be_16(0x3fff)) && ihl >= 20 &&
+		    len >= off + ihl + 4)
+			memcpy(&ports, p + off + ihl, 4);
+		return rte_jhash_3words(ip->src_addr, ip->dst_addr, ports ^ ip->next_proto_id, 0);
+	}
+	if (type == RTE_ETHER_TYPE_IPV6 && len >= off + 40) {
+		uint32_t a[8], ports = 0;
+
+		memcpy(a, p + off + 8, sizeof(a));
+		if ((p[off + 6] == IPPROTO_TCP || p[off + 6] == IPPROTO_UDP) && len >= off + 44)
+			memcpy(&ports, p + off + 40, 4);
+		return rte_jhash_32b(a, 8, ports ^ p[off + 6]);
+	}
+	return 0;
+}
+
+/* Rx lcore: poll each queue once and hand the burst, tagged with its
+ * stream, to the work lcores by flow hash. */
+static inline uint32_t
+pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
+{
+	uint32_t nb = 0;
+
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		const struct vfwd_stream *s = &w->streams[i];
+		struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
+		struct rte_mbuf *pkts[VFWD_MAX_BURST], *to[VFWD_MAX_BURST];
+		uint64_t bytes;
+		uint16_t n = receive(s, k->burst, pkts, &bytes, d);
+
+		nb += n;
+		for (uint16_t j = 0; j < n; j++)
+			pkts[j]->hash.usr = s->id;
+		for (uint16_t r = 0; r < w->nb_rings && n; r++) {
+			uint16_t m = 0;
+			unsigned int q;
+
+			if (w->nb_rings == 1) {
+				memcpy(to, pkts, n * sizeof(pkts[0]));
+				m = n;
+			} else {
+				for (uint16_t j = 0; j < n; j++)
+					if (flow_hash(pkts[j]) % w->nb_rings == r)
+						to[m++] = pkts[j];
+			}
+			q = rte_ring_enqueue_burst(w->rings[r], (void **)to, m, NULL);
+			w->stats.ring_enq += q;
+			if (unlikely(q < m)) {
+				rte_pktmbuf_free_bulk(to + q, m - q);
+				d->drops[VFWD_DROP_RING] += m - q;
+				w->stats.ring_drops += m - q;
+			}
+		}
+	}
+	return nb;
+}
+
+/* Work lcore: take bursts off the rings and process each stream's run, as
+ * the kernel's cpumap kthread does; GRO flushed every 64 packets and when
+ * the rings run empty. */
+static inline uint32_t
+pipe_work_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
+{
+	uint32_t nb = 0;
+
+	for (uint16_t r = 0; r < w->nb_rings; r++) {
+		struct rte_mbuf *pkts[VFWD_MAX_BURST];
+		unsigned int n = rte_ring_dequeue_burst(w->rings[r], (void **)pkts, k->burst, NULL);
+
+		w->stats.ring_deq += n;
+		for (unsigned int start = 0; start < n;) {
+			uint16_t i = (uint16_t)pkts[start]->hash.usr;
+			unsigned int end = start + 1;
+			struct rte_mbuf *run[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+
+			while (end < n && pkts[end]->hash.usr == i)
+				end++;
+			memcpy(run, pkts + start, (end - start) * sizeof(run[0]));
+			nb += process(w, i, k, run, end - start, sum_pkt_len(run, end - start), now);
+			start = end;
+		}
+		nb += n;
+		w->since_gro_flush += n;
+	}
+	if (nb == 0 || w->since_gro_flush >= 64) {
+		for (uint16_t i = 0; i < w->nb_streams; i++) {
+			if (w->streams[i].dir == VFWD_DIR_WIRE_TO_VM &&
+			    vfwd_gro_held(&w->offload[i].gro))
+				nb += flush_held(w, i, k, true, now,
+						 &w->stats.dir[VFWD_DIR_WIRE_TO_VM]);
+		}
+		w->since_gro_flush = 0;
+	}
+	for (uint16_t i = 0; i < w->nb_streams; i++)
+		hold_check(w, i, k, nb == 0, now, &w->stats.dir[w->streams[i].dir]);
+	return nb;
+}
+
 /* --------------------------------------------------------------- a round */
 
 /* One visit of stream i: one burst when polling; in napi and adaptive
@@ -358,6 +482,10 @@ vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_
 	uint16_t first = budgeted ? w->next_stream : 0;
 	uint32_t nb = 0;
 
+	if (w->role == VFWD_ROLE_RX)
+		return pipe_rx_round(w, knobs);
+	if (w->role == VFWD_ROLE_WORK)
+		return pipe_work_round(w, knobs, now);
 	for (uint16_t v = 0; v < w->nb_streams; v++) {
 		uint16_t i = first + v < w->nb_streams ? first + v : first + v - w->nb_streams;
 		struct vfwd_dir_stats *d = &w->stats.dir[w->streams[i].dir];
@@ -525,7 +653,11 @@ vfwd_worker_main(void *arg)
 		prev = now;
 		poll_knobs(w, &gen, &knobs);
 	}
-	/* nothing stays held once we stop: backlog, GRO, tx holds */
+	/* nothing stays held once we stop: rings (work lcores drain what the
+	 * rx lcores, stopped first, handed over), backlog, GRO, tx holds */
+	if (w->role == VFWD_ROLE_WORK)
+		while (pipe_work_round(w, &knobs, prev) != 0)
+			;
 	while (w->backlog != NULL && rte_ring_count(w->backlog) > 0)
 		backlog_drain(w, &knobs, VFWD_MAX_BURST, prev);
 	for (uint16_t i = 0; i < w->nb_streams; i++) {

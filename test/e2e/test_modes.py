@@ -103,6 +103,13 @@ set deliver direct
 set tx-batch 1
 set rx-mode poll
 sleep 0.3
+set pipeline 1:1
+sleep 0.3
+set gro on
+set gro mode heavy
+sleep 0.3
+set pipeline off
+sleep 0.3
 set rx-mode napi
 set tx-batch 32
 set tx-flush-us 5
@@ -115,8 +122,11 @@ def switch_under_traffic(direction, secs=5, size=64):
         script = env.path("switch.cmd")
         with open(script, "w") as f:
             f.write(SWITCHES)
+        # three lcores: the pipeline needs an rx and a work lcore (both on
+        # CPU 1 here; correctness, not speed)
         vf = env.vfwd(["net_vhost0,iface=%s" % vh, "net_memif0,role=server,socket=%s" % mf],
-                      ["--stats-format", "json", "--cmdline-file", script])
+                      ["--stats-format", "json", "--cmdline-file", script],
+                      lcores="0@0,1@1,2@1")
         vf.wait_output("forwarding started", 30)
         tx, rx = (0, 1) if direction == "vm_to_wire" else (1, 0)
         peer = env.peer(["net_virtio_user0,path=" + vh, "net_memif0,role=client,socket=" + mf],
@@ -128,7 +138,7 @@ def switch_under_traffic(direction, secs=5, size=64):
         check(vf.p.poll() is None, "vfwd died: " + vf.err()[-1500:])
         out = vf.out()
         for want in ["rx-mode = napi", "deliver = deferred", "tx-batch = 16", "rx-mode = adaptive",
-                     "backlog = 256", "tx-flush-us = 5"]:
+                     "backlog = 256", "pipeline = 1:1", "pipeline = off", "tx-flush-us = 5"]:
             check(want in out, "script did not get to %r:\n%s\n%s" % (want, out[-1500:],
                                                                      vf.err()[-800:]))
         rc = vf.stop(20)
@@ -149,6 +159,8 @@ def switch_under_traffic(direction, secs=5, size=64):
         tot = final["total"]
         check(tot["backlog_enq"] > 0 and tot["backlog_enq"] == tot["backlog_deq"],
               "backlog: %s in, %s out" % (tot["backlog_enq"], tot["backlog_deq"]))
+        check(tot["ring_enq"] > 0 and tot["ring_enq"] == tot["ring_deq"],
+              "pipeline rings: %s in, %s out" % (tot["ring_enq"], tot["ring_deq"]))
         check(d["tx_flush_full"] > 0, "tx batching never sent a full batch: %s" % d)
         check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
               "mbufs leaked: %s" % final["mempool"])

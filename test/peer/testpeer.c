@@ -295,9 +295,13 @@ check_tcp(struct peer *p, struct rte_mbuf *m)
 	if (off == p->rx_off[flow])
 		p->rx_off[flow] += payload;
 	else if (off < p->rx_off[flow])
-		p->rx_dups++;
-	else
+		p->rx_dups++; /* sent once, so: arrived twice or out of order */
+	else {
+		/* lost segments: follow the stream from here, so that a late
+		 * (reordered) segment still shows as a dup */
 		p->rx_gaps++;
+		p->rx_off[flow] = off + payload;
+	}
 }
 
 static void
