@@ -98,6 +98,7 @@ UINT_KNOB(round_budget, knobs.round_budget, 0, 1000000)
 UINT_KNOB(round_budget_us, knobs.round_budget_us, 0, 1000000)
 UINT_KNOB(defer_polls, knobs.defer_polls, 0, 1000000)
 UINT_KNOB(sleep_max_us, knobs.sleep_max_us, 1, 100000)
+UINT_KNOB(busy_poll_us, knobs.busy_poll_us, 0, 1000000)
 UINT_KNOB(tx_batch, knobs.tx_batch, 1, VFWD_MAX_TX_BATCH)
 UINT_KNOB(tx_flush_us, knobs.tx_flush_us, 0, 1000000)
 UINT_KNOB(vq_weight_pkts, knobs.vq_weight_pkts, 0, 65535)
@@ -192,6 +193,8 @@ const struct vfwd_knob vfwd_knobs[] = {
 	 VFWD_APPLY_LIVE, set_round_budget_us, get_round_budget_us},
 	{"defer-polls", "0..1000000", "napi: empty rounds before sleeping",
 	 VFWD_APPLY_LIVE, set_defer_polls, get_defer_polls},
+	{"busy-poll-us", "0..1000000", "napi: ... and this long without a packet (busy_poll)",
+	 VFWD_APPLY_LIVE, set_busy_poll_us, get_busy_poll_us},
 	{"sleep-max-us", "1..100000", "napi: longest sleep; an rx interrupt ends it sooner",
 	 VFWD_APPLY_LIVE, set_sleep_max_us, get_sleep_max_us},
 	{"deliver", "direct|deferred",

@@ -42,6 +42,7 @@ const char vfwd_usage[] =
 	"  --round-budget N     napi: packets per round, 0..1000000 (300; 0: none)\n"
 	"  --round-budget-us U  napi: us per round, 0..1000000 (2000; 0: none)\n"
 	"  --defer-polls N      napi: empty rounds before sleeping (32)\n"
+	"  --busy-poll-us U     napi: ... and U us without a packet (50; busy_poll)\n"
 	"  --sleep-max-us U     napi: longest sleep, 1..100000 (10000)\n"
 	"  --deliver D          direct (default) or deferred (via a backlog ring)\n"
 	"  --backlog N          deferred: backlog ring size per lcore (1000)\n"
@@ -87,6 +88,7 @@ static const struct option long_opts[] = {
 	{"round-budget", required_argument, NULL, OPT_KNOB},
 	{"round-budget-us", required_argument, NULL, OPT_KNOB},
 	{"defer-polls", required_argument, NULL, OPT_KNOB},
+	{"busy-poll-us", required_argument, NULL, OPT_KNOB},
 	{"sleep-max-us", required_argument, NULL, OPT_KNOB},
 	{"deliver", required_argument, NULL, OPT_KNOB},
 	{"backlog", required_argument, NULL, OPT_KNOB},
@@ -164,6 +166,7 @@ vfwd_options_defaults(struct vfwd_options *o)
 	o->knobs.round_budget = 300;       /* netdev_budget */
 	o->knobs.round_budget_us = 2000;   /* netdev_budget_usecs */
 	o->knobs.defer_polls = 32;
+	o->knobs.busy_poll_us = 50;        /* net.core.busy_poll: 50 is the usual setting */
 	o->knobs.sleep_max_us = 10000;
 	o->knobs.tx_batch = 1;
 	o->knobs.tx_flush_us = 50;

@@ -70,6 +70,7 @@ struct vfwd_knobs {
 	uint32_t round_budget;    /* napi/adaptive: packets per round over all queues (0: none) */
 	uint32_t round_budget_us; /* ... and microseconds (0: none) */
 	uint32_t defer_polls;     /* napi: empty rounds before sleeping */
+	uint32_t busy_poll_us;    /* napi: ... and this long without a packet (busy_poll) */
 	uint32_t sleep_max_us;    /* napi: longest sleep (interrupts wake it earlier) */
 	uint16_t tx_batch;        /* hold tx until this many wait (1: send each burst) */
 	uint32_t tx_flush_us;     /* ... or the oldest waited this long */
@@ -279,6 +280,7 @@ struct vfwd_worker {
 	struct rte_ring *backlog;
 	/* worker: napi state */
 	uint32_t empty_rounds;
+	uint64_t last_work_tsc; /* napi: when a round last moved a packet */
 	uint32_t load_x16;   /* adaptive: moving average of packets per poll, x16 */
 	bool napi_now;       /* adaptive: currently in napi (interrupt) mode */
 	uint16_t next_stream; /* a round cut by the budget resumes here */

@@ -155,11 +155,15 @@ vfwd_napi_after_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint32_
 	}
 	if (nb) {
 		w->empty_rounds = 0;
+		w->last_work_tsc = now;
 		return now;
 	}
 	/* NAPI's "done": the queues were empty defer_polls times in a row
-	 * and nothing waits in GRO, tx holds or the backlog */
-	if (++w->empty_rounds <= k->defer_polls || vfwd_worker_holds(w))
+	 * and for busy_poll_us, and nothing waits in GRO, tx holds or the
+	 * backlog */
+	if (++w->empty_rounds <= k->defer_polls ||
+	    now - w->last_work_tsc < k->busy_poll_us * (rte_get_tsc_hz() / 1000000) ||
+	    vfwd_worker_holds(w))
 		return now;
 	return sleep_now(w, k, now);
 }
