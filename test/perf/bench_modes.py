@@ -5,8 +5,10 @@ its table with what it cost: vfwd's busy cycles per packet sent, busy %,
 time asleep and the worker threads' CPU use read from /proc.
 
   seed 000  poll vs napi, under load (64 B) and idle: the CPU observation
-  seed 001  tx batch 1 / 16 / 32 (vhost_net tx batching), 64 B
-  seed 002  direct vs deferred delivery (netif_receive_skb vs netif_rx), UDP 512 B
+  seed 001  tx batch 1 / 16 / 32 (vhost_net tx batching), 64 B; and the
+            request/response rate and RTT with each (001rr)
+  seed 002  direct vs deferred delivery (netif_receive_skb vs netif_rx), UDP 512 B;
+            and request/response (002rr: ping -f, one echo outstanding, as UDP_RR)
   seed 003  direct / direct+GRO / pipeline / pipeline+GRO, 1 flow and 1024 flows
 
 Topologies (2 CPUs here: the peer on CPU 0, vfwd's worker on CPU 1; the
@@ -48,6 +50,43 @@ def worker_ticks(pid):
         except OSError:
             pass
     return total
+
+
+def run_rr(env, args, secs):
+    """Request/response: ping -f (one echo outstanding at a time) from a
+    netns through a tap, vfwd and vhost-user to testpmd icmpecho."""
+    import re
+    import subprocess
+    ns = "vfwdb-rr-%d" % os.getpid()
+    tap = "vfwdr%d" % (os.getpid() % 100000)
+    env.add_netns(ns)
+    sock = env.path("vh.sock")
+    vf = env.vfwd(["net_vhost0,iface=%s" % sock, "net_tap0,iface=%s" % tap],
+                  ["--stats-format", "json"] + list(args), netns=ns)
+    vf.wait_output("forwarding started", 60)
+    ip = ["ip", "-n", ns]
+    subprocess.run(ip + ["addr", "add", "192.0.2.1/24", "dev", tap], check=True)
+    subprocess.run(ip + ["link", "set", tap, "up"], check=True)
+    echo = env.testpmd(["net_virtio_user0,path=" + sock],
+                       ["--forward-mode=icmpecho", "--nb-cores=1"], lcores="0@0,1@0")
+    echo.wait_output("Press enter to exit", 30)
+    subprocess.run(["ip", "netns", "exec", ns, "ping", "-c", "3", "192.0.2.2"],
+                   capture_output=True, timeout=30)
+    hz = os.sysconf("SC_CLK_TCK")
+    t0, c0 = time.monotonic(), worker_ticks(vf.pid)
+    r = subprocess.run(["ip", "netns", "exec", ns, "ping", "-f", "-q", "-w", str(secs),
+                        "192.0.2.2"], capture_output=True, text=True, timeout=secs + 30)
+    cpu = (worker_ticks(vf.pid) - c0) / hz / (time.monotonic() - t0)
+    echo.stop(20)
+    check(vf.stop(20) == 0, vf.err()[-500:])
+    m = re.search(r"(\d+) received.*time (\d+)ms", r.stdout)
+    rtt = re.search(r"= ([\d.]+)/([\d.]+)/([\d.]+)/", r.stdout)
+    check(m and rtt, "ping: " + r.stdout + r.stderr)
+    final = vf.last_json()
+    busy = final["total"]["busy_tsc"]
+    sent = final["total"]["tx_pkts"]
+    return {"rr": int(m.group(1)) / (int(m.group(2)) / 1000.0), "rtt_us": float(rtt.group(2)) * 1000,
+            "cyc": busy / sent if sent else 0, "cpu": 100.0 * cpu}
 
 
 def run_cell(env, topo, args, secs, size=64, pcap=None, lcores="0@0,1@1"):
@@ -129,6 +168,20 @@ SEEDS = {
                   ("tx-batch 32", "udp", ["--tx-batch", "32", "--burst", "8"], {}),
                   ("tx-batch 1, burst 8", "udp", ["--tx-batch", "1", "--burst", "8"], {})],
     },
+    "001rr": {
+        "title": "seed 001, latency: request/response (ping -f through a tap, vfwd, vhost, "
+                 "testpmd icmpecho) with tx batch 1 / 16 / 32",
+        "rr": True,
+        "cells": [("tx-batch 1", "rr", ["--tx-batch", "1"], {}),
+                  ("tx-batch 16", "rr", ["--tx-batch", "16"], {}),
+                  ("tx-batch 32", "rr", ["--tx-batch", "32"], {})],
+    },
+    "002rr": {
+        "title": "seed 002, request/response: direct vs deferred (ping -f, as UDP_RR)",
+        "rr": True,
+        "cells": [("direct", "rr", ["--deliver", "direct"], {}),
+                  ("deferred", "rr", ["--deliver", "deferred"], {})],
+    },
     "002": {
         "title": "seed 002 (netif_receive_skb vs netif_rx): direct vs deferred, UDP 512 B "
                  "vm->wire",
@@ -166,7 +219,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--secs", type=int, default=5)
-    ap.add_argument("--seeds", default="000,001,002,003")
+    ap.add_argument("--seeds", default="000,001,001rr,002,002rr,003")
     a = ap.parse_args()
     if len(os.sched_getaffinity(0)) < 2:
         print("warning: fewer than 2 CPUs: forwarder and peer share a CPU", file=sys.stderr)
@@ -182,18 +235,32 @@ def main():
                 cells = SEEDS[seed]["cells"]
                 for label, topo, args, extra in (cells if rnd % 2 == 0 else cells[::-1]):
                     with Env("bench-modes") as env:
-                        r = run_cell(env, topo, args, a.secs, size=extra.get("size", 64),
-                                     pcap=files.get(extra.get("flows")),
-                                     lcores=extra.get("lcores", "0@0,1@1"))
+                        if topo == "rr":
+                            r = run_rr(env, args, a.secs)
+                        else:
+                            r = run_cell(env, topo, args, a.secs, size=extra.get("size", 64),
+                                         pcap=files.get(extra.get("flows")),
+                                         lcores=extra.get("lcores", "0@0,1@1"))
                     results.setdefault((seed, label), []).append(r)
-                    print("round %d seed %s %-28s %9.0f pps %6.0f cyc/pkt cpu %5.1f%%"
-                          % (rnd + 1, seed, label, r["pps"], r["cyc"], r["cpu"]),
+                    print("round %d seed %s %-28s %9.0f %s %6.0f cyc/pkt cpu %5.1f%%"
+                          % (rnd + 1, seed, label, r.get("pps", r.get("rr", 0)),
+                             "pps" if "pps" in r else "trans/s", r["cyc"], r["cpu"]),
                           file=sys.stderr, flush=True)
 
     print("\n2 vCPUs (shared, noisy: compare rows within a table), %d interleaved rounds of "
           "%ds, medians (min-max)." % (a.rounds, a.secs))
     for seed in seeds:
         print("\n%s\n" % SEEDS[seed]["title"])
+        if SEEDS[seed].get("rr"):
+            print("| mode | transactions/s | mean RTT us | busy cycles/pkt sent | "
+                  "worker CPU % (/proc) |")
+            print("|---|---|---|---|---|")
+            for label, _, _, _ in SEEDS[seed]["cells"]:
+                rs = results[(seed, label)]
+                col = lambda k: [r[k] for r in rs]  # noqa: E731
+                print("| %s | %s | %s | %s | %s |" % (label, fmt(col("rr")), fmt(col("rtt_us")),
+                                                     fmt(col("cyc")), fmt(col("cpu"), digits=1)))
+            continue
         tcp = SEEDS[seed]["cells"][0][1] == "tcp"
         print("| mode | %s | busy cycles/pkt sent | busy %% | asleep %% | worker CPU %% "
               "(/proc) | mean tx burst | drops/s |" % ("Kpps segments delivered (packets to guest)"
