@@ -96,6 +96,34 @@ invalid(void)
 	CHECK(vfwd_plan_build(&plan, two_pairs, 1, 1, VFWD_MAX_WORKERS + 1) == -EINVAL);
 }
 
+/* The pipeline: rx lcores cover every queue once; each work lcore has
+ * every stream by id and sends on its own tx queue. */
+static void
+pipeline(void)
+{
+	const struct vfwd_pair *pairs = two_pairs;
+	unsigned int seen[VFWD_MAX_STREAMS] = {0};
+
+	CHECK(vfwd_plan_build_pipeline(&plan, pairs, 2, 2, 2, 3) == 0);
+	CHECK(plan.nb_workers == 5 && plan.nb_streams == 8);
+	for (int r = 0; r < 2; r++) {
+		CHECK(plan.worker[r].role == VFWD_ROLE_RX);
+		for (int i = 0; i < plan.worker[r].nb_streams; i++)
+			seen[plan.worker[r].streams[i].id]++;
+	}
+	for (int i = 0; i < 8; i++)
+		CHECK(seen[i] == 1);
+	for (int k = 0; k < 3; k++) {
+		const struct vfwd_plan_lcore *pl = &plan.worker[2 + k];
+
+		CHECK(pl->role == VFWD_ROLE_WORK && pl->nb_streams == 8);
+		for (int i = 0; i < 8; i++)
+			CHECK(pl->streams[i].id == i && pl->streams[i].tx_queue == k);
+	}
+	CHECK(vfwd_plan_build_pipeline(&plan, pairs, 2, 2, 0, 1) == -EINVAL);
+	CHECK(vfwd_plan_build_pipeline(&plan, pairs, 2, 2, 1, VFWD_MAX_PIPE + 1) == -EINVAL);
+}
+
 int
 main(void)
 {
@@ -103,5 +131,6 @@ main(void)
 	RUN(spread);
 	RUN(queue_affinity);
 	RUN(invalid);
+	RUN(pipeline);
 	return CHECK_DONE();
 }
