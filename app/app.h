@@ -123,6 +123,9 @@ int vfwd_cli_prompt(struct vfwd_app *app);
 /* A failing command says why (with file:line inside scripts). */
 void vfwd_cli_error(struct vfwd_app *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* sockets.c: mode and owner of the vhost-user server sockets */
+int vfwd_sockets_secure(struct vfwd_app *app);
+
 /* telemetry.c */
 int vfwd_telemetry_register(struct vfwd_app *app);
 void vfwd_telemetry_unregister(struct vfwd_app *app);

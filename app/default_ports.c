@@ -30,11 +30,17 @@ clear_stale_socket(const char *path)
 			path);
 		return -EEXIST;
 	}
+	if (st.st_uid != geteuid()) {
+		fprintf(stderr, "dpdk-vfwd: error: %s belongs to uid %u, not to us; not replacing "
+				"it\n",
+			path, (unsigned int)st.st_uid);
+		return -EPERM;
+	}
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (fd < 0)
 		return -errno;
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	ret = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 	close(fd);

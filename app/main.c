@@ -325,6 +325,8 @@ main(int argc, char **argv)
 	if (ret == 0)
 		ret = setup_ports(&app);
 	if (ret == 0)
+		ret = vfwd_sockets_secure(&app);
+	if (ret == 0)
 		ret = setup_workers(&app);
 	if (ret != 0)
 		goto fail;

@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,6 +58,8 @@ const char vfwd_usage[] =
 	"  --stats-period S     print stats every S seconds, or off (default: off, only at exit)\n"
 	"  --stats-format F     text or json (json: one object per line)\n"
 	"  --duration S         stop after S seconds (default: run until SIGINT/SIGTERM)\n"
+	"  --socket-mode M      vhost-user server sockets' mode, within 0660 (default 0660)\n"
+	"  --socket-owner U[:G] ... and owner (default: the user running vfwd)\n"
 	"  -i, --interactive    a command prompt (type help); forwarding waits for 'start'\n"
 	"  --cmdline-file F     run the commands in F first (see config/*.cmd); with -i the\n"
 	"                       prompt follows, without it forwarding goes on unless F quits\n"
@@ -73,6 +77,8 @@ enum {
 	OPT_DURATION,
 	OPT_INTERACTIVE,
 	OPT_CMDLINE_FILE,
+	OPT_SOCKET_MODE,
+	OPT_SOCKET_OWNER,
 };
 
 static const struct option long_opts[] = {
@@ -104,6 +110,8 @@ static const struct option long_opts[] = {
 	{"duration", required_argument, NULL, OPT_DURATION},
 	{"interactive", no_argument, NULL, 'i'},
 	{"cmdline-file", required_argument, NULL, OPT_CMDLINE_FILE},
+	{"socket-mode", required_argument, NULL, OPT_SOCKET_MODE},
+	{"socket-owner", required_argument, NULL, OPT_SOCKET_OWNER},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -173,6 +181,7 @@ vfwd_options_defaults(struct vfwd_options *o)
 	o->knobs.vq_weight_pkts = 256;     /* VHOST_NET_PKT_WEIGHT */
 	o->knobs.vq_weight_bytes = 0x80000; /* VHOST_NET_WEIGHT */
 	o->backlog = 1000;                 /* netdev_max_backlog */
+	o->socket_mode = 0660;
 	o->nb_rxq = 1;
 	o->stats_format = VFWD_STATS_TEXT;
 }
@@ -237,6 +246,51 @@ vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, siz
 		case 'i':
 			o->interactive = true;
 			break;
+		case OPT_SOCKET_MODE: {
+			char *end;
+			unsigned long m;
+
+			errno = 0;
+			m = strtoul(optarg, &end, 8);
+			/* owner and group at most: a vhost-user peer can read and
+			 * write the guest's memory through us */
+			if (optarg[0] < '0' || optarg[0] > '7' || *end != '\0' || errno != 0 ||
+			    (m & ~0660UL) != 0)
+				return fail(err, errlen,
+					    "--socket-mode '%s': expected an octal mode within 0660 "
+					    "(e.g. 0660, 0600)",
+					    optarg);
+			o->socket_mode = m;
+			break;
+		}
+		case OPT_SOCKET_OWNER: {
+			char buf[256], *colon;
+			const struct passwd *pw;
+			const struct group *gr = NULL;
+
+			if (strlen(optarg) >= sizeof(buf) || optarg[0] == '\0')
+				return fail(err, errlen, "--socket-owner '%s': expected USER[:GROUP]",
+					    optarg);
+			strcpy(buf, optarg);
+			colon = strchr(buf, ':');
+			if (colon != NULL)
+				*colon++ = '\0';
+			pw = getpwnam(buf);
+			if (pw == NULL)
+				return fail(err, errlen, "--socket-owner '%s': no user '%s'", optarg,
+					    buf);
+			o->socket_uid = pw->pw_uid;
+			o->socket_gid = pw->pw_gid;
+			if (colon != NULL) {
+				gr = getgrnam(colon);
+				if (gr == NULL)
+					return fail(err, errlen, "--socket-owner '%s': no group '%s'",
+						    optarg, colon);
+				o->socket_gid = gr->gr_gid;
+			}
+			o->socket_owner_set = true;
+			break;
+		}
 		case OPT_CMDLINE_FILE:
 			if (optarg[0] == '\0' || strlen(optarg) >= sizeof(o->cmdline_file))
 				return fail(err, errlen, "--cmdline-file '%s': expected a file path",

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "vfwd.h"
 
@@ -21,6 +22,9 @@ struct vfwd_options {
 	enum vfwd_stats_format stats_format;
 	bool help;
 	bool interactive;        /* -i: the prompt */
+	unsigned int socket_mode; /* vhost server sockets: 0660 or tighter */
+	bool socket_owner_set;
+	unsigned int socket_uid, socket_gid;
 	char cmdline_file[4096]; /* --cmdline-file, or "" */
 };
 
