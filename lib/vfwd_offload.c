@@ -468,7 +468,7 @@ vfwd_wire_tx_prepare(const struct vfwd_wire_tx *w, struct rte_mbuf *m, struct rt
 	hdr = m->l2_len + m->l3_len + m->l4_len;
 	payload = rte_pktmbuf_pkt_len(m) - hdr;
 	if (segsz == 0 || hdr + segsz > w->max_frame ||
-	    (payload + segsz - 1) / segsz > RTE_MIN(room, (uint16_t)VFWD_GSO_MAX_SEGS)) {
+	    (payload + segsz - 1) / segsz > (unsigned int)RTE_MIN(room, (uint16_t)VFWD_GSO_MAX_SEGS)) {
 		count_drop(m, VFWD_DROP_BAD_GSO, st);
 		return 0;
 	}

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 
@@ -76,6 +77,40 @@ def run_unit(filters):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def run_fuzz(filters):
+    """Each libFuzzer target for VFWD_FUZZ_SECS (30) seconds from the corpus
+    kept in test/fuzz/corpus, new inputs into a scratch directory."""
+    build = os.path.join(os.path.dirname(vfwdtest.BUILD), "build-fuzz")
+    secs = int(os.environ.get("VFWD_FUZZ_SECS", "30"))
+    for exe in sorted(glob.glob(os.path.join(build, "test", "fuzz", "fuzz_*"))):
+        if not os.access(exe, os.X_OK) or os.path.isdir(exe):
+            continue
+        target = os.path.basename(exe)[5:]
+        name = "fuzz/" + target
+        if not wanted(name, filters):
+            continue
+        corpus = os.path.join(HERE, "fuzz", "corpus", target)
+        scratch = tempfile.mkdtemp(prefix="vfwd-fuzz-")
+        t0 = time.monotonic()
+        try:
+            r = subprocess.run([exe, "-max_total_time=%d" % secs, "-rss_limit_mb=4096",
+                                "-print_final_stats=1", scratch, corpus],
+                               capture_output=True, text=True, timeout=secs + 120,
+                               env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
+            runs = re.search(r"stat::number_of_executed_units:\s+(\d+)", r.stderr)
+            ok = r.returncode == 0 and runs is not None
+            report(name, ok, time.monotonic() - t0,
+                   "" if ok else "exit %d\n%s" % (r.returncode, r.stderr[-3000:]))
+            if ok:
+                print("     %s executions" % runs.group(1), flush=True)
+        except subprocess.TimeoutExpired:
+            report(name, False, time.monotonic() - t0, "did not stop")
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+            for d in glob.glob("/var/run/dpdk/vfwd-fuzz-*"):
+                shutil.rmtree(d, ignore_errors=True)
+
+
 def run_e2e(filters):
     for path in sorted(glob.glob(os.path.join(HERE, "e2e", "test_*.py"))):
         modname = os.path.splitext(os.path.basename(path))[0]
@@ -99,6 +134,7 @@ def run_e2e(filters):
 def main():
     filters = sys.argv[1:]
     run_unit(filters)
+    run_fuzz(filters)
     run_e2e(filters)
     if failures:
         print("failed: " + " ".join(failures))

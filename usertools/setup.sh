@@ -11,7 +11,7 @@ PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build pkg-config gcc python3 ipr
 	iputils-ping coreutils librte-mempool-ring23 librte-net-vhost23 librte-net-virtio23
 	librte-net-memif23 librte-net-tap23 librte-net-null23 librte-net-af-packet23
 	librte-net-pcap23
-	qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils tcpdump"
+	qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils tcpdump clang"
 HUGEPAGES=${VFWD_HUGEPAGES:-1024}   # 2 MB pages: 2 GB
 
 if [ "$(id -u)" != 0 ]; then
@@ -53,5 +53,14 @@ if [ -z "${VFWD_NO_ASAN:-}" ]; then
 			-Dbuildtype=debugoptimized >/dev/null
 	fi
 	ninja -C build-asan >/dev/null
+fi
+# The libFuzzer targets (clang; test/run.sh runs each for VFWD_FUZZ_SECS);
+# skip with VFWD_NO_FUZZ=1.
+if [ -z "${VFWD_NO_FUZZ:-}" ]; then
+	if [ ! -f build-fuzz/build.ninja ]; then
+		CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
+			-Db_lundef=false -Dbuildtype=debugoptimized >/dev/null
+	fi
+	ninja -C build-fuzz >/dev/null
 fi
 echo "setup: built build/app/dpdk-vfwd; $(grep HugePages_Free /proc/meminfo | tr -s ' ')"
