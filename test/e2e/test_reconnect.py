@@ -71,3 +71,52 @@ def test_reconnect_10_times():
               "no peer-down drops counted while the VM was away")
         check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
               "mbufs leaked: %s" % final["mempool"])
+
+
+def test_fast_reconnects_100_in_napi_mode():
+    """100 connect/disconnect cycles of a virtio-user peer (every other one
+    killed) while the wire sends, vfwd in napi mode so that every
+    reconnection also renews the rx interrupt eventfds it sleeps on."""
+    with Env("reconnect100") as env:
+        sock = env.path("vh.sock")
+        # the wire only sinks: between peers vfwd is idle and sleeps
+        vf = env.vfwd(["net_vhost0,iface=%s,tso=1" % sock, "net_null0,no-rx=1"],
+                      ["--stats-format", "json", "--stats-period", "1", "--rx-mode", "napi"])
+        vf.wait_output('"final":false', 30)
+        for i in range(100):
+            peer = env.peer(["net_virtio_user0,path=" + sock],
+                            ["--tx-port", "0", "--rx-port", "0", "--duration", "0.05",
+                             "--timeout", "2", "--size", "128"], name="peer%d" % (i % 2))
+            if i % 2:
+                peer.wait_output("ready", 30, stream="err")
+                peer.stop(10, sig=signal.SIGKILL)
+            else:
+                rc = peer.wait(30)
+                check(rc == 0, "peer %d exit %d: %s" % (i, rc, peer.err()[-800:]))
+            env.procs.remove(peer)
+            peer._out.close()
+            peer._err.close()
+            check(vf.p.poll() is None, "vfwd died in cycle %d: %s" % (i, vf.err()[-1500:]))
+        # and it still forwards both ways, woken by the new eventfds
+        before = wait_new_report(vf, latest(vf)["t"])
+        peer = env.peer(["net_virtio_user0,path=" + sock],
+                        ["--tx-port", "0", "--rx-port", "0", "--duration", "1.5",
+                         "--timeout", "3", "--size", "128"], name="peer-last")
+        check(peer.wait(30) == 0, peer.err()[-800:])
+        got = peer.last_json()
+        check(got["tx"] > 0, "last peer: %s" % got)
+        after = wait_new_report(vf, latest(vf)["t"], timeout=5)
+        check(after["total"]["dirs"]["vm_to_wire"]["rx_pkts"] >
+              before["total"]["dirs"]["vm_to_wire"]["rx_pkts"], "nothing from the VM at the end")
+        rc = vf.stop(20)
+        check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
+        final = vf.last_json()
+        for name in ("vm_to_wire", "wire_to_vm"):
+            d = dir_stats(final, name)
+            check(d["rx_pkts"] == d["tx_pkts"] + d["drops"], "%s: rx != tx + drops: %s" % (name, d))
+        lc = final["lcores"][0]
+        check(lc["sleeps"] > 0 and lc["intr_queues"] > 0, "napi never slept on interrupts: %s"
+              % {k: lc[k] for k in ("sleeps", "intr_queues", "wakeups_intr")})
+        check(dir_stats(final, "vm_to_wire")["tx_pkts"] > 0, "nothing forwarded")
+        check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
+              "mbufs leaked: %s" % final["mempool"])
