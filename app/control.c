@@ -374,10 +374,19 @@ vfwd_ctl_set(struct vfwd_app *app, const char *knob, const char *val, char *err,
 void
 vfwd_ctl_clear_fwd_stats(struct vfwd_app *app)
 {
+	struct vfwd_lcore_stats *snap = malloc(app->nb_workers * sizeof(*snap));
 	uint64_t now = rte_rdtsc();
 
+	/* exact: each worker copies its counters between two rounds, with
+	 * nothing held (see vfwd_worker_snapshot) */
+	for (uint16_t w = 0; snap != NULL && w < app->nb_workers; w++)
+		vfwd_worker_snapshot(&app->workers[w], &snap[w], PUBLISH_TIMEOUT_US);
 	pthread_mutex_lock(&app->lock);
-	vfwd_stats_read(app, app->base);
+	if (snap != NULL)
+		memcpy(app->base, snap, app->nb_workers * sizeof(*snap));
+	else
+		vfwd_stats_read(app, app->base);
+	free(snap);
 	memcpy(app->report_view.last, app->base, app->nb_workers * sizeof(app->base[0]));
 	memcpy(app->show_view.last, app->base, app->nb_workers * sizeof(app->base[0]));
 	app->start_tsc = app->report_view.last_tsc = app->show_view.last_tsc = now;

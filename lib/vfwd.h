@@ -292,10 +292,16 @@ struct vfwd_worker {
 	struct vfwd_knobs knob_slot[2];
 	uint32_t knob_gen;
 	uint32_t knob_gen_seen;
+	/* "clear fwd stats": control bumps clear_req, the worker copies its
+	 * counters into stats_snap between rounds (a consistent set) and
+	 * acknowledges with clear_seen */
+	uint32_t clear_req;
+	uint32_t clear_seen;
 	volatile uint8_t running; /* control sets 1 before launch, 0 to stop */
 
 	/* worker: the only writer */
 	struct vfwd_lcore_stats stats;
+	struct vfwd_lcore_stats stats_snap; /* see clear_req */
 } __rte_cache_aligned;
 
 /* Prepare a worker for a plan entry with the given initial knobs. */
@@ -323,6 +329,11 @@ int vfwd_worker_main(void *arg);
  * taken the previous set yet. */
 int vfwd_worker_publish(struct vfwd_worker *w, const struct vfwd_knobs *knobs,
 			unsigned int timeout_us);
+/* A consistent copy of a worker's counters (all from between two rounds):
+ * asks the running worker for one and waits (bounded), or copies them if
+ * it is stopped. Returns 0 or -ETIMEDOUT (snap then holds a racy copy). */
+int vfwd_worker_snapshot(struct vfwd_worker *w, struct vfwd_lcore_stats *snap,
+			 unsigned int timeout_us);
 /* One round over all streams: what vfwd_worker_main loops on. Exposed for
  * tests that drive the data path without launching lcores. Returns packets
  * received. */

@@ -628,6 +628,30 @@ poll_knobs(struct vfwd_worker *w, uint32_t *gen, struct vfwd_knobs *knobs)
 	__atomic_store_n(&w->knob_gen_seen, g, __ATOMIC_RELEASE);
 }
 
+/* Send (or drop, counted) everything held: what the work lcore was handed,
+ * the backlog, GRO's held segments, the tx holds. */
+static void
+drain_all(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
+{
+	if (w->role == VFWD_ROLE_WORK)
+		while (pipe_work_round(w, knobs, now) != 0)
+			;
+	while (w->backlog != NULL && rte_ring_count(w->backlog) > 0)
+		backlog_drain(w, knobs, VFWD_MAX_BURST, now);
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		const struct vfwd_stream *s = &w->streams[i];
+		struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
+
+		if (s->dir == VFWD_DIR_WIRE_TO_VM)
+			while (vfwd_gro_held(&w->offload[i].gro))
+				flush_held(w, i, knobs, true, now, d);
+		if (w->hold[i] != NULL && w->hold[i]->n) {
+			d->tx_flush_empty++;
+			hold_flush(w, s, w->hold[i], knobs, d);
+		}
+	}
+}
+
 int
 vfwd_worker_main(void *arg)
 {
@@ -652,26 +676,15 @@ vfwd_worker_main(void *arg)
 			now = vfwd_napi_after_round(w, &knobs, nb, now);
 		prev = now;
 		poll_knobs(w, &gen, &knobs);
-	}
-	/* nothing stays held once we stop: rings (work lcores drain what the
-	 * rx lcores, stopped first, handed over), backlog, GRO, tx holds */
-	if (w->role == VFWD_ROLE_WORK)
-		while (pipe_work_round(w, &knobs, prev) != 0)
-			;
-	while (w->backlog != NULL && rte_ring_count(w->backlog) > 0)
-		backlog_drain(w, &knobs, VFWD_MAX_BURST, prev);
-	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		const struct vfwd_stream *s = &w->streams[i];
-		struct vfwd_dir_stats *d = &st->dir[s->dir];
-
-		if (s->dir == VFWD_DIR_WIRE_TO_VM)
-			while (vfwd_gro_held(&w->offload[i].gro))
-				flush_held(w, i, &knobs, true, prev, d);
-		if (w->hold[i] != NULL && w->hold[i]->n) {
-			d->tx_flush_empty++;
-			hold_flush(w, s, w->hold[i], &knobs, d);
+		if (unlikely(__atomic_load_n(&w->clear_req, __ATOMIC_ACQUIRE) != w->clear_seen)) {
+			/* nothing held, so that in = out + drops holds for the
+			 * counts from here on */
+			drain_all(w, &knobs, prev);
+			w->stats_snap = w->stats;
+			__atomic_store_n(&w->clear_seen, w->clear_req, __ATOMIC_RELEASE);
 		}
 	}
+	drain_all(w, &knobs, prev);
 	return 0;
 }
 
@@ -697,5 +710,27 @@ vfwd_worker_publish(struct vfwd_worker *w, const struct vfwd_knobs *knobs, unsig
 			return -ETIMEDOUT; /* written: taken when the worker comes back */
 		rte_pause();
 	}
+	return 0;
+}
+
+int
+vfwd_worker_snapshot(struct vfwd_worker *w, struct vfwd_lcore_stats *snap, unsigned int timeout_us)
+{
+	uint32_t want = w->clear_req + 1;
+	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() / 1000000 * timeout_us;
+
+	if (!w->running) {
+		*snap = w->stats;
+		return 0;
+	}
+	__atomic_store_n(&w->clear_req, want, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&w->clear_seen, __ATOMIC_ACQUIRE) != want) {
+		if (!w->running || rte_get_timer_cycles() > deadline) {
+			*snap = w->stats;
+			return w->running ? -ETIMEDOUT : 0;
+		}
+		rte_pause();
+	}
+	*snap = w->stats_snap;
 	return 0;
 }
