@@ -99,6 +99,7 @@ enum vfwd_drop_cause {
 	VFWD_DROP_NO_MBUF,   /* segmentation ran out of mbufs */
 	VFWD_DROP_BACKLOG,   /* deferred delivery: the backlog ring was full */
 	VFWD_DROP_RING,      /* pipeline: the ring to the work lcore was full */
+	VFWD_DROP_OVERSIZE,  /* a frame (not TSO) longer than the wire's MTU */
 	VFWD_DROP_COUNT
 };
 

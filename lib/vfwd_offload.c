@@ -442,6 +442,12 @@ vfwd_wire_tx_prepare(const struct vfwd_wire_tx *w, struct rte_mbuf *m, struct rt
 	uint32_t hdr, payload;
 	uint16_t segsz;
 
+	if (!(m->ol_flags & RTE_MBUF_F_RX_LRO) && rte_pktmbuf_pkt_len(m) > w->max_frame) {
+		/* a guest may hand over a frame longer than the wire's MTU
+		 * (e.g. a TSO header vhost refused as lying): not sendable */
+		count_drop(m, VFWD_DROP_OVERSIZE, st);
+		return 0;
+	}
 	if (!vfwd_needs_prep(m)) {
 		out[0] = m;
 		return 1;

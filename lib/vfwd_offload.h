@@ -118,7 +118,7 @@ struct vfwd_wire_tx {
  * software). Writes the packets to send to out[0..room) and returns their
  * count; 0 means m was dropped (freed and counted). room must be at least
  * VFWD_GSO_MAX_SEGS. Frames without RX_LRO or a partial checksum pass as
- * they are. */
+ * they are, unless longer than max_frame (dropped, oversize). */
 uint16_t vfwd_wire_tx_prepare(const struct vfwd_wire_tx *w, struct rte_mbuf *m,
 			      struct rte_mbuf **out, uint16_t room, struct vfwd_dir_stats *st);
 

@@ -15,7 +15,7 @@
 static_assert(sizeof(struct vfwd_lcore_stats) % sizeof(uint64_t) == 0, "u64 only");
 
 const char *const vfwd_drop_names[VFWD_DROP_COUNT] = {
-	"tx_full", "peer_down", "bad_gso", "bad_csum", "no_mbuf", "backlog", "ring",
+	"tx_full", "peer_down", "bad_gso", "bad_csum", "no_mbuf", "backlog", "ring", "oversize",
 };
 
 const char *const vfwd_dir_keys[VFWD_DIR_COUNT] = {"vm_to_wire", "wire_to_vm"};

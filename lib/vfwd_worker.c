@@ -185,7 +185,7 @@ process_to_wire(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs
 	bool prep = false;
 
 	for (uint16_t j = 0; j < nb_rx; j++)
-		prep |= vfwd_needs_prep(pkts[j]);
+		prep |= vfwd_needs_prep(pkts[j]) | (rte_pktmbuf_pkt_len(pkts[j]) > wtx->max_frame);
 	if (likely(!prep)) {
 		send_burst(w, i, k, pkts, nb_rx, bytes, now, d);
 		return;

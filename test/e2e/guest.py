@@ -45,6 +45,30 @@ poweroff -f
 """
 
 
+# A guest that pings the host as soon as its link is up, counts the
+# seconds (failed 1 s pings) until the first reply, pings 10 more times
+# and powers off: for reconnect tests.
+PING_INIT = """#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t devtmpfs dev /dev
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+for m in %(modules)s; do insmod /lib/modules/$m.ko || echo "GUEST-ERROR insmod $m"; done
+ip link set lo up
+ip addr add %(guest)s/24 dev eth0
+ip link set eth0 up
+echo "GUEST-READY"
+i=0
+while ! ping -c 1 -W 1 %(host)s >/dev/null 2>&1; do
+  i=$((i+1)); [ $i -ge 30 ] && break
+done
+echo "GUEST-FIRST-REPLY-AFTER $i"
+ping -c 10 -i 0.2 -W 1 %(host)s | grep -E "transmitted" | sed 's/^/GUEST-PING /'
+echo "GUEST-DONE"
+poweroff -f
+"""
+
+
 def have_guest_tools():
     return (shutil.which("qemu-system-x86_64") and shutil.which("busybox") and
             glob.glob("/boot/vmlinuz-*") and shutil.which("cpio"))
@@ -55,9 +79,10 @@ def kernel():
     return vmlinuz, vmlinuz.split("vmlinuz-", 1)[1]
 
 
-def build_initramfs(workdir, mb):
+def build_initramfs(workdir, mb, init=None):
     """Returns the path of a gzip'd cpio with busybox, the virtio_net
-    modules of the installed kernel and an init that runs the transfers."""
+    modules of the installed kernel and an init that runs the transfers
+    (or the given init text)."""
     _, version = kernel()
     root = os.path.join(workdir, "initramfs")
     for d in ("bin", "proc", "sys", "tmp", "dev", "lib/modules"):
@@ -74,8 +99,8 @@ def build_initramfs(workdir, mb):
         else:
             shutil.copy(src, dst)
     with open(os.path.join(root, "init"), "w") as f:
-        f.write(INIT % {"modules": " ".join(MODULES), "guest": GUEST_IP, "host": HOST_IP,
-                        "mb": mb})
+        f.write((init or INIT) % {"modules": " ".join(MODULES), "guest": GUEST_IP,
+                                  "host": HOST_IP, "mb": mb})
     os.chmod(os.path.join(root, "init"), 0o755)
     out = os.path.join(workdir, "initramfs.cpio.gz")
     subprocess.run("cd %s && find . | cpio -o -H newc --quiet | gzip -1 > %s" % (root, out),
@@ -83,13 +108,14 @@ def build_initramfs(workdir, mb):
     return out
 
 
-def qemu_argv(sock, initrd, mem_mb=512, cpu=0):
+def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False):
     vmlinuz, _ = kernel()
     return ["taskset", "-c", str(cpu), "qemu-system-x86_64", "-accel", "tcg", "-m", str(mem_mb),
             "-object", "memory-backend-file,id=mem0,size=%dM,mem-path=/dev/hugepages,share=on"
             % mem_mb,
             "-numa", "node,memdev=mem0",
-            "-chardev", "socket,id=chr0,path=%s" % sock,
+            # server: QEMU listens and vfwd (net_vhost client=1) connects
+            "-chardev", "socket,id=chr0,path=%s%s" % (sock, ",server=on,wait=off" if server else ""),
             "-netdev", "vhost-user,id=net0,chardev=chr0",
             # vectors=0: QEMU 7.2 under TCG crashes setting up MSI-X for
             # vhost-user; romfile=: no iPXE, we boot a kernel directly

@@ -8,7 +8,7 @@
  *   vfwd-testpeer [EAL] -- [--tx-port P] [--rx-port P] [--count N]
  *                 [--size BYTES] [--duration S] [--idle-ms MS] [--timeout S]
  *                 [--linger] [--tcp [--flows F] [--mss M] [--tso N]]
- *                 [--lro] [--verify-csum]
+ *                 [--lro] [--verify-csum] [--bad-hdr]
  *
  * --count 0 sends until --duration or a signal. The run ends when all was
  * sent and nothing arrived for --idle-ms, or at --timeout. With --linger
@@ -61,6 +61,7 @@ struct peer {
 	/* --tcp */
 	bool tcp, lro, verify_csum;
 	uint16_t flows, mss, tso;
+	bool bad_hdr;
 	struct rte_mempool *big_pool; /* TSO frames fit one mbuf */
 	uint64_t *tx_off;             /* per flow: bytes sent */
 	uint64_t *rx_off;             /* per flow: bytes received in order */
@@ -235,6 +236,19 @@ build_tcp(struct peer *p, uint64_t pkt_index)
 		m->ol_flags = RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_TCP_CKSUM;
 		m->tso_segsz = p->mss;
 		th->cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
+		/* --bad-hdr: every other frame carries a virtio-net header that
+		 * lies: gso_size 0, 1 or 65535, or csum_start beyond the frame */
+		switch (p->bad_hdr ? pkt_index % 8 : 8) {
+		case 1: m->tso_segsz = 0; break;
+		case 3: m->tso_segsz = 1; break;
+		case 5: m->tso_segsz = 65535; break;
+		case 7: /* csum_start (l2 + l3 = 638) beyond a 54-byte frame */
+			rte_pktmbuf_trim(m, payload);
+			m->l2_len = 127;
+			m->l3_len = 511;
+			break;
+		default: break;
+		}
 	} else {
 		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
 	}
@@ -429,7 +443,7 @@ parse(int argc, char **argv, struct peer *p)
 		{"size", 1, NULL, 's'},    {"duration", 1, NULL, 'd'}, {"idle-ms", 1, NULL, 'i'},
 		{"timeout", 1, NULL, 'T'}, {"linger", 0, NULL, 'l'},   {"tcp", 0, NULL, 'P'},
 		{"flows", 1, NULL, 'f'},   {"mss", 1, NULL, 'm'},      {"tso", 1, NULL, 'o'},
-		{"lro", 0, NULL, 'L'},     {"verify-csum", 0, NULL, 'V'}, {NULL, 0, NULL, 0},
+		{"lro", 0, NULL, 'L'},     {"bad-hdr", 0, NULL, 'B'},     {"verify-csum", 0, NULL, 'V'}, {NULL, 0, NULL, 0},
 	};
 	int opt;
 
@@ -447,6 +461,7 @@ parse(int argc, char **argv, struct peer *p)
 		case 'f': p->flows = atoi(optarg); break;
 		case 'm': p->mss = atoi(optarg); break;
 		case 'o': p->tso = atoi(optarg); break;
+		case 'B': p->bad_hdr = true; break;
 		case 'L': p->lro = true; break;
 		case 'V': p->verify_csum = true; break;
 		default: return -EINVAL;
