@@ -118,6 +118,8 @@ void vfwd_stats_read(const struct vfwd_app *app, struct vfwd_lcore_stats *now);
 /* Run a command file; returns 0, or -1 after the first failing line not
  * prefixed with '-' (its file:line printed). */
 int vfwd_cli_run_file(struct vfwd_app *app, const char *path);
+/* One command line (no newline). Returns 0 or -1 (the error printed). */
+int vfwd_cli_run_line(struct vfwd_app *app, const char *line);
 /* The interactive prompt on stdin until quit, EOF or a signal. */
 int vfwd_cli_prompt(struct vfwd_app *app);
 /* A failing command says why (with file:line inside scripts). */

@@ -158,6 +158,16 @@ run_line(struct vfwd_app *app, struct cmdline *cl, const char *line)
 }
 
 int
+vfwd_cli_run_line(struct vfwd_app *app, const char *line)
+{
+	struct cmdline *cl = cli_get(app);
+
+	if (cl == NULL)
+		return -1;
+	return run_line(app, cl, line);
+}
+
+int
 vfwd_cli_run_file(struct vfwd_app *app, const char *path)
 {
 	const char *outer_where = app->cmd_where;

@@ -94,7 +94,7 @@ def run_fuzz(filters):
         t0 = time.monotonic()
         try:
             r = subprocess.run([exe, "-max_total_time=%d" % secs, "-rss_limit_mb=4096",
-                                "-print_final_stats=1", scratch, corpus],
+                                "-print_final_stats=1", "-close_fd_mask=3", scratch, corpus],
                                capture_output=True, text=True, timeout=secs + 120,
                                env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
             runs = re.search(r"stat::number_of_executed_units:\s+(\d+)", r.stderr)

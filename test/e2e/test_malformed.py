@@ -81,6 +81,7 @@ KINDS = [
     ("IP version 6 in an IPv4 ethertype", eth(ipv4(tcp_seg(1), ver=6))),
     ("ARP", eth(b"\x00\x01\x08\x00\x06\x04\x00\x01" + b"\0" * 20, 0x0806)),
     ("unknown ethertype", eth(b"z" * 50, 0x88b5)),
+    ("zero-length frame", b""),
     ("TCP with options and payload 0 (pure ACK)", eth(ipv4(tcp_seg(1, payload=b"", doff=8,
                                                                 opts=b"\x01" * 12)))),
 ]
