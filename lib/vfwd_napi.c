@@ -40,6 +40,12 @@ arm(struct vfwd_worker *w, bool *armed, unsigned int *naps)
 	unsigned int n = 0;
 
 	*naps = 0;
+	if (w->role == VFWD_ROLE_WORK) {
+		/* a work lcore polls rings, which have no interrupts; the rx
+		 * queues in its stream list belong to the rx lcores */
+		*naps = 1;
+		return 0;
+	}
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
 		const struct vfwd_stream *s = &w->streams[i];
 		const struct vfwd_port_state *ps = &w->port_state[s->rx_port];

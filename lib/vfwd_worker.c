@@ -525,6 +525,9 @@ vfwd_worker_holds(const struct vfwd_worker *w)
 {
 	if (w->backlog != NULL && rte_ring_count(w->backlog) > 0)
 		return true;
+	for (uint16_t r = 0; w->role == VFWD_ROLE_WORK && r < w->nb_rings; r++)
+		if (rte_ring_count(w->rings[r]) > 0)
+			return true;
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
 		if (w->hold[i] != NULL && w->hold[i]->n)
 			return true;

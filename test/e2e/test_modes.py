@@ -108,6 +108,9 @@ sleep 0.3
 set gro on
 set gro mode heavy
 sleep 0.3
+set rx-mode napi
+sleep 0.3
+set rx-mode poll
 set pipeline off
 sleep 0.3
 set rx-mode napi
