@@ -360,6 +360,8 @@ bool vfwd_port_is_vhost(uint16_t port);
  * sleep. Returns the time it returns at (vfwd_napi.c). */
 uint64_t vfwd_napi_after_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint32_t nb,
 			       uint64_t now);
+/* Unregister the rx interrupts a worker armed (its own thread, at exit). */
+void vfwd_napi_release(struct vfwd_worker *w);
 /* Whether anything waits in the worker's GRO tables, tx holds or backlog. */
 bool vfwd_worker_holds(const struct vfwd_worker *w);
 

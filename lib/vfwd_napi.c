@@ -123,6 +123,9 @@ sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 	 * with interrupts can end them */
 	us = naps ? RTE_MIN((uint32_t)NAP_MIN_US << RTE_MIN(w->empty_rounds / 64, 6u), (uint32_t)NAP_MAX_US)
 		  : k->sleep_max_us;
+	/* a work lcore's rings fill fast and wake no one: short naps only */
+	if (w->role == VFWD_ROLE_WORK)
+		us = NAP_MIN_US;
 	us = RTE_MIN(us, k->sleep_max_us);
 	if (n && us >= 1000) {
 		struct rte_epoll_event ev[MAX_EVENTS];
@@ -136,6 +139,20 @@ sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 	after = rte_rdtsc();
 	st->sleep_tsc += after - now;
 	return after;
+}
+
+void
+vfwd_napi_release(struct vfwd_worker *w)
+{
+	/* on the worker's own thread: the per-thread epoll set is its own,
+	 * and the next plan may give these queues to another lcore */
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		if (w->intr_gen[i] == 0)
+			continue;
+		rte_eth_dev_rx_intr_ctl_q(w->streams[i].rx_port, w->streams[i].rx_queue,
+					  RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_DEL, NULL);
+		w->intr_gen[i] = 0;
+	}
 }
 
 uint64_t

@@ -231,7 +231,7 @@ static uint16_t
 gro_run(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf **run, uint16_t nr,
 	struct rte_mbuf **out, uint64_t now, struct vfwd_dir_stats *st)
 {
-	uint16_t n, held_out = 0;
+	uint16_t n;
 
 	if (nr == 0)
 		return 0;
@@ -260,18 +260,36 @@ gro_run(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf **
 		return n;
 	}
 	/* Heavy: make room first, so that no segment is refused for a full
-	 * table while earlier segments of its flow are held. */
-	if (vfwd_gro_held(g) + nr > RTE_MIN((uint32_t)VFWD_GRO_HOLD_MAX,
-					    (uint32_t)g->ctx_flows * VFWD_GRO_ITEMS_PER_FLOW))
-		held_out = vfwd_gro_flush(g, 0, now, out, VFWD_GRO_HOLD_MAX, st);
-	if (vfwd_gro_held(g) == 0)
-		g->held_since = now;
-	g->may_hold = true;
-	n = rte_gro_reassemble(run, nr, g->ctx);
-	/* refused (table full: a new flow, nothing of it held) */
-	memcpy(out + held_out, run, n * sizeof(run[0]));
-	count_out(g, st, n);
-	return held_out + n;
+	 * table while earlier segments of its flow are held; and feed the
+	 * run in chunks the table can hold, so that held never exceeds
+	 * VFWD_GRO_HOLD_MAX (what callers size their arrays for) even when a
+	 * burst is larger than that. */
+	{
+		uint32_t cap = RTE_MIN((uint32_t)VFWD_GRO_HOLD_MAX,
+				       (uint32_t)g->ctx_flows * VFWD_GRO_ITEMS_PER_FLOW);
+		uint16_t done = 0;
+
+		n = 0;
+		while (done < nr) {
+			uint16_t chunk = (uint16_t)RTE_MIN((uint32_t)(nr - done), cap);
+			uint16_t refused;
+
+			if (vfwd_gro_held(g) + chunk > cap)
+				while (vfwd_gro_held(g))
+					n += vfwd_gro_flush(g, 0, now, out + n,
+							    VFWD_GRO_HOLD_MAX, st);
+			if (vfwd_gro_held(g) == 0)
+				g->held_since = now;
+			g->may_hold = true;
+			refused = rte_gro_reassemble(run + done, chunk, g->ctx);
+			/* refused (table full: a new flow, nothing of it held) */
+			memcpy(out + n, run + done, refused * sizeof(run[0]));
+			count_out(g, st, refused);
+			n += refused;
+			done += chunk;
+		}
+	}
+	return n;
 }
 
 uint16_t
@@ -434,6 +452,24 @@ sw_segment(const struct vfwd_wire_tx *w, struct rte_mbuf *m, uint16_t segsz,
 	return n;
 }
 
+/* 802.1Q / QinQ tags in front of the payload: a full-MTU tagged frame is
+ * longer than MTU + Ethernet header by them. */
+static inline uint32_t
+vlan_tags_len(const struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = 0;
+
+	for (uint32_t off = 12; len < 8 && rte_pktmbuf_data_len(m) >= off + 2; off += 4) {
+		uint16_t type = (uint16_t)(p[off] << 8 | p[off + 1]);
+
+		if (type != RTE_ETHER_TYPE_VLAN && type != RTE_ETHER_TYPE_QINQ)
+			break;
+		len += 4;
+	}
+	return len;
+}
+
 uint16_t
 vfwd_wire_tx_prepare(const struct vfwd_wire_tx *w, struct rte_mbuf *m, struct rte_mbuf **out,
 		     uint16_t room, struct vfwd_dir_stats *st)
@@ -442,7 +478,8 @@ vfwd_wire_tx_prepare(const struct vfwd_wire_tx *w, struct rte_mbuf *m, struct rt
 	uint32_t hdr, payload;
 	uint16_t segsz;
 
-	if (!(m->ol_flags & RTE_MBUF_F_RX_LRO) && rte_pktmbuf_pkt_len(m) > w->max_frame) {
+	if (!(m->ol_flags & RTE_MBUF_F_RX_LRO) &&
+	    rte_pktmbuf_pkt_len(m) > w->max_frame + vlan_tags_len(m)) {
 		/* a guest may hand over a frame longer than the wire's MTU
 		 * (e.g. a TSO header vhost refused as lying): not sendable */
 		count_drop(m, VFWD_DROP_OVERSIZE, st);

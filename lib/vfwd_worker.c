@@ -106,6 +106,11 @@ send_burst(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	uint16_t batch = k->tx_batch;
 
 	if (likely(batch <= 1 || h == NULL)) {
+		if (unlikely(h != NULL && h->n)) {
+			/* batching was just switched off: older packets first */
+			d->tx_flush_empty++;
+			hold_flush(w, s, h, k, d);
+		}
 		tx_now(w, s, k, pkts, n, bytes, d);
 		return;
 	}
@@ -453,7 +458,10 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 
 		taken += n;
 		taken_bytes += bytes;
-		if (k->deliver == VFWD_DELIVER_DEFERRED && w->backlog != NULL)
+		/* deferred, or just switched to direct while the backlog still
+		 * holds older packets: behind them */
+		if (w->backlog != NULL && (k->deliver == VFWD_DELIVER_DEFERRED ||
+					   w->stats.backlog_enq != w->stats.backlog_deq))
 			backlog_put(w, i, pkts, n, d);
 		else if (n || s->dir == VFWD_DIR_WIRE_TO_VM)
 			moved += process(w, i, k, pkts, n, bytes, now);
@@ -634,11 +642,13 @@ poll_knobs(struct vfwd_worker *w, uint32_t *gen, struct vfwd_knobs *knobs)
 /* Send (or drop, counted) everything held: what the work lcore was handed,
  * the backlog, GRO's held segments, the tx holds. */
 static void
-drain_all(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
+drain_all(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now, bool exiting)
 {
-	if (w->role == VFWD_ROLE_WORK)
-		while (pipe_work_round(w, knobs, now) != 0)
-			;
+	/* exiting, the rx lcores have stopped: the rings run dry. Otherwise
+	 * (a clear) they keep feeding: take only about what they held */
+	for (unsigned int k = 0; w->role == VFWD_ROLE_WORK && (exiting || k < 16); k++)
+		if (pipe_work_round(w, knobs, now) == 0)
+			break;
 	while (w->backlog != NULL && rte_ring_count(w->backlog) > 0)
 		backlog_drain(w, knobs, VFWD_MAX_BURST, now);
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
@@ -682,12 +692,15 @@ vfwd_worker_main(void *arg)
 		if (unlikely(__atomic_load_n(&w->clear_req, __ATOMIC_ACQUIRE) != w->clear_seen)) {
 			/* nothing held, so that in = out + drops holds for the
 			 * counts from here on */
-			drain_all(w, &knobs, prev);
+			uint32_t req = __atomic_load_n(&w->clear_req, __ATOMIC_ACQUIRE);
+
+			drain_all(w, &knobs, prev, false);
 			w->stats_snap = w->stats;
-			__atomic_store_n(&w->clear_seen, w->clear_req, __ATOMIC_RELEASE);
+			__atomic_store_n(&w->clear_seen, req, __ATOMIC_RELEASE);
 		}
 	}
-	drain_all(w, &knobs, prev);
+	drain_all(w, &knobs, prev, true);
+	vfwd_napi_release(w);
 	return 0;
 }
 
