@@ -61,8 +61,11 @@ def test_stuck_guest_blocks_nothing_else():
         a_sent = [p for p in vf.json_lines()[-1]["ports"] if p["name"] == "net_null0"][0]
         check(a_sent["opackets"] >= 1000, "the stuck guest's own frames did not all reach the "
               "wire: %s" % a_sent)
-        # pair 1 did not slow down much (the machine is noisy: half)
-        check(stuck["net_vhost1"]["opackets"] > 0.5 * alone["net_vhost1"]["opackets"],
+        # pair 1 is not stalled. It shares the lcore with pair 0, whose
+        # source now costs a failed tx_burst per burst instead of a
+        # peer-down drop, so some slowdown is fair; on this noisy machine
+        # runs gave 0.59x to 1.02x. Stalled would be ~0.
+        check(stuck["net_vhost1"]["opackets"] > 0.25 * alone["net_vhost1"]["opackets"],
               "pair 1 to its VM: %.0f pps alone, %.0f pps beside a stuck guest"
               % (alone["net_vhost1"]["opackets"], stuck["net_vhost1"]["opackets"]))
         # a reader comes back on A: forwarding toward A resumes
