@@ -284,21 +284,19 @@ backlog_put(struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, uint16_t 
 	}
 }
 
-/* The later pass: up to quota packets off the backlog, each run of one
- * stream processed as a burst. */
+/* Packets tagged with their stream (mbuf hash.usr) by the backlog or a
+ * pipeline ring: each run of one stream processed as a burst. Returns what
+ * GRO sent on from its held packets. */
 static inline uint32_t
-backlog_drain(struct vfwd_worker *w, const struct vfwd_knobs *k, unsigned int quota,
-	      uint64_t now)
+process_tagged(struct vfwd_worker *w, const struct vfwd_knobs *k, struct rte_mbuf **pkts,
+	       unsigned int n, uint64_t now)
 {
-	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
-	unsigned int n = rte_ring_dequeue_burst(w->backlog, (void **)pkts,
-						RTE_MIN(quota, (unsigned int)VFWD_MAX_BURST), NULL);
-	uint32_t moved = n;
+	uint32_t moved = 0;
 
-	w->stats.backlog_deq += n;
 	for (unsigned int start = 0; start < n;) {
 		uint16_t i = (uint16_t)pkts[start]->hash.usr;
 		unsigned int end = start + 1;
+		/* GRO may hand back more than the run: room for that */
 		struct rte_mbuf *run[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
 
 		while (end < n && pkts[end]->hash.usr == i)
@@ -308,6 +306,20 @@ backlog_drain(struct vfwd_worker *w, const struct vfwd_knobs *k, unsigned int qu
 		start = end;
 	}
 	return moved;
+}
+
+/* The later pass: up to quota packets off the backlog, each run of one
+ * stream processed as a burst. */
+static inline uint32_t
+backlog_drain(struct vfwd_worker *w, const struct vfwd_knobs *k, unsigned int quota,
+	      uint64_t now)
+{
+	struct rte_mbuf *pkts[VFWD_MAX_BURST];
+	unsigned int n = rte_ring_dequeue_burst(w->backlog, (void **)pkts,
+						RTE_MIN(quota, (unsigned int)VFWD_MAX_BURST), NULL);
+
+	w->stats.backlog_deq += n;
+	return n + process_tagged(w, k, pkts, n, now);
 }
 
 /* -------------------------------------------------------------- pipeline */
@@ -403,18 +415,7 @@ pipe_work_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 		unsigned int n = rte_ring_dequeue_burst(w->rings[r], (void **)pkts, k->burst, NULL);
 
 		w->stats.ring_deq += n;
-		for (unsigned int start = 0; start < n;) {
-			uint16_t i = (uint16_t)pkts[start]->hash.usr;
-			unsigned int end = start + 1;
-			struct rte_mbuf *run[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
-
-			while (end < n && pkts[end]->hash.usr == i)
-				end++;
-			memcpy(run, pkts + start, (end - start) * sizeof(run[0]));
-			nb += process(w, i, k, run, end - start, sum_pkt_len(run, end - start), now);
-			start = end;
-		}
-		nb += n;
+		nb += n + process_tagged(w, k, pkts, n, now);
 		w->since_gro_flush += n;
 	}
 	if (nb == 0 || w->since_gro_flush >= 64) {
