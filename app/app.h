@@ -79,6 +79,8 @@ struct vfwd_app {
 };
 
 /* control.c */
+/* The port's ethdev name, or "port<N>": in buf, returned. */
+const char *vfwd_port_name(uint16_t port, char buf[RTE_ETH_NAME_MAX_LEN]);
 /* Plan which worker lcore does what (direct or pipeline, from o), set the
  * workers up for it (their stats carry over), print it if verbose.
  * Workers must be stopped and without offload state. */

@@ -25,11 +25,11 @@
 
 #define PIPE_RING_SIZE 4096
 
-static const char *
-port_name(uint16_t port, char *buf)
+const char *
+vfwd_port_name(uint16_t port, char buf[RTE_ETH_NAME_MAX_LEN])
 {
 	if (rte_eth_dev_get_name_by_port(port, buf) != 0)
-		sprintf(buf, "port%u", port);
+		snprintf(buf, RTE_ETH_NAME_MAX_LEN, "port%u", port);
 	return buf;
 }
 
@@ -70,8 +70,8 @@ print_plan(const struct vfwd_app *app, const struct vfwd_options *o)
 
 			printf("  lcore %u: %s%s port %u (%s) q%u -> port %u (%s) q%u\n", wk->lcore_id,
 			       role[wk->role], st->dir == VFWD_DIR_VM_TO_WIRE ? "vm->wire" : "wire->vm",
-			       st->rx_port, port_name(st->rx_port, a), st->rx_queue, st->tx_port,
-			       port_name(st->tx_port, b), st->tx_queue);
+			       st->rx_port, vfwd_port_name(st->rx_port, a), st->rx_queue, st->tx_port,
+			       vfwd_port_name(st->tx_port, b), st->tx_queue);
 		}
 	}
 	for (uint16_t w = app->nb_workers; w < app->max_workers; w++)
@@ -326,8 +326,7 @@ vfwd_ctl_note_rx_mode(struct vfwd_app *app)
 
 		if (app->port_state[port].rx_intr)
 			continue;
-		if (rte_eth_dev_get_name_by_port(port, name) != 0)
-			snprintf(name, sizeof(name), "port%u", port);
+		vfwd_port_name(port, name);
 		printf("note: port %u (%s) has no rx interrupts here: an idle napi lcore "
 		       "polling it naps (16 us .. 1 ms) instead of waiting for one\n",
 		       port, name);

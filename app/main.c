@@ -40,9 +40,7 @@ port_name(uint16_t port)
 {
 	static char name[RTE_ETH_NAME_MAX_LEN];
 
-	if (rte_eth_dev_get_name_by_port(port, name) != 0)
-		snprintf(name, sizeof(name), "port%u", port);
-	return name;
+	return vfwd_port_name(port, name);
 }
 
 /* Split argv at the first "--": EAL's part, then ours (with a program name

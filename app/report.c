@@ -139,8 +139,7 @@ static void
 port_snapshot(uint16_t port, struct port_snapshot *ps)
 {
 	memset(ps, 0, sizeof(*ps));
-	if (rte_eth_dev_get_name_by_port(port, ps->name) != 0)
-		snprintf(ps->name, sizeof(ps->name), "port%u", port);
+	vfwd_port_name(port, ps->name);
 	rte_eth_stats_get(port, &ps->st);
 }
 
@@ -513,8 +512,7 @@ vfwd_show_port_info(struct vfwd_app *app, int want, bool json)
 		rte_eth_dev_conf_get(port, &conf);
 		rte_eth_macaddr_get(port, &mac);
 		rte_eth_dev_get_mtu(port, &mtu);
-		if (rte_eth_dev_get_name_by_port(port, name) != 0)
-			snprintf(name, sizeof(name), "port%u", port);
+		vfwd_port_name(port, name);
 		rte_ether_format_addr(macs, sizeof(macs), &mac);
 		offload_names(offl, sizeof(offl), conf.txmode.offloads);
 		if (json) {

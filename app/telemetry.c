@@ -170,8 +170,7 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 				continue;
 			memset(&s, 0, sizeof(s));
 			rte_eth_stats_get(port, &s);
-			if (rte_eth_dev_get_name_by_port(port, name) != 0)
-				snprintf(name, sizeof(name), "port%u", port);
+			vfwd_port_name(port, name);
 			rte_tel_data_start_dict(c);
 			rte_tel_data_add_dict_string(c, "name", name);
 			rte_tel_data_add_dict_string(c, "role", st->is_vhost ? "vm" : "wire");
