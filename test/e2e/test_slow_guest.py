@@ -64,7 +64,7 @@ def test_stuck_guest_blocks_nothing_else():
         # pair 1 is not stalled. It shares the lcore with pair 0, whose
         # source now costs a failed tx_burst per burst instead of a
         # peer-down drop, so some slowdown is fair; on this noisy machine
-        # runs gave 0.59x to 1.02x. Stalled would be ~0.
+        # runs gave 0.59x to 1.03x. Stalled would be ~0.
         check(stuck["net_vhost1"]["opackets"] > 0.25 * alone["net_vhost1"]["opackets"],
               "pair 1 to its VM: %.0f pps alone, %.0f pps beside a stuck guest"
               % (alone["net_vhost1"]["opackets"], stuck["net_vhost1"]["opackets"]))
