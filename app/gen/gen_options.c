@@ -110,10 +110,13 @@ parse_rate(const char *s, double *out)
 }
 
 static int
-parse_inject(char *s, struct gen_conf *c)
+parse_inject(const char *arg, struct gen_conf *c)
 {
-	char *save = NULL;
+	char s[256], *save = NULL;
 
+	if (strlen(arg) >= sizeof(s))
+		return -EINVAL;
+	strcpy(s, arg);
 	for (char *kv = strtok_r(s, ",", &save); kv != NULL; kv = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(kv, '=');
 		uint64_t *slot;
@@ -174,7 +177,7 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 	memset(o, 0, sizeof(*o));
 	gen_conf_defaults(c);
 	o->link_timeout_s = 15;
-	optind = 1;
+	optind = 0; /* glibc: start afresh, also after an earlier error */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		const char *name = NULL;

@@ -211,7 +211,7 @@ gen_parse_udp(const uint8_t *frame, uint32_t len, enum gen_csum_hint ip_hint,
 	const struct rte_ipv4_hdr *ip = NULL;
 	const struct rte_udp_hdr *udp;
 	const uint8_t *meta;
-	enum gen_verdict v = parse_l3(frame, len, IPPROTO_UDP, GEN_MIN_FRAME, ip_hint, &ip);
+	enum gen_verdict v = parse_l3(frame, len, IPPROTO_UDP, GEN_HDRS_UDP, ip_hint, &ip);
 	uint16_t sport, dport;
 	uint32_t flow_port;
 
@@ -221,6 +221,9 @@ gen_parse_udp(const uint8_t *frame, uint32_t len, enum gen_csum_hint ip_hint,
 	meta = (const uint8_t *)(udp + 1);
 	sport = rte_be_to_cpu_16(udp->src_port);
 	dport = rte_be_to_cpu_16(udp->dst_port);
+	if (len < GEN_MIN_FRAME) /* cut short: ours if the ports say so */
+		return dport == GEN_UDP_PORT || dport == GEN_RR_PORT || sport == GEN_RR_PORT
+			       ? GEN_BAD_HEADER : GEN_NOT_OURS;
 	if (meta[0] != GEN_MAGIC || (dport != GEN_UDP_PORT && dport != GEN_RR_PORT &&
 				     sport != GEN_RR_PORT))
 		return v == GEN_OK ? GEN_NOT_OURS : v;

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * dpdk-vfwd-gen's checks on crafted frames, without EAL: the pattern, the
+ * frame builders and parsers (what a GRO merge or a flipped byte looks
+ * like to them), the unit tracker and the latency histogram.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+
+#include "check.h"
+#include "gen.h"
+
+static uint8_t a[16384], b[16384];
+
+static void
+pattern_positions(void)
+{
+	/* any start, any length: the same bytes as one long fill */
+	gen_fill(a, 42, 1000, 4000);
+	for (uint32_t off = 0; off < 64; off++) {
+		for (uint32_t len = 0; len < 70; len += 3) {
+			gen_fill(b, 42, 1000 + off, len);
+			CHECK(memcmp(a + off, b, len) == 0);
+			CHECK(gen_matches(a + off, 42, 1000 + off, len));
+		}
+	}
+	CHECK(!gen_matches(a, 43, 1000, 100));   /* another stream */
+	CHECK(!gen_matches(a + 1, 42, 1000, 100)); /* shifted by one */
+	a[2500] ^= 1;
+	CHECK(!gen_matches(a, 42, 1000, 4000));
+}
+
+static void
+udp_round_trip(void)
+{
+	struct gen_udp_frame f = {.len = 60, .kind = GEN_KIND_UDP, .dir = GEN_WIRE_TO_VM,
+				  .flow = 77, .seq = 123456789, .tsc = 987654321};
+	struct gen_rx_frame r;
+
+	for (uint16_t len = 60; len <= 1514; len += 97) {
+		f.len = len;
+		gen_build_udp(a, &f);
+		memset(&r, 0, sizeof(r));
+		CHECK(gen_parse_udp(a, len, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
+		CHECK(r.kind == GEN_KIND_UDP && r.dir == GEN_WIRE_TO_VM && r.flow == 77 &&
+		      r.seq == 123456789 && r.tsc == 987654321 && r.units == 1);
+		/* every single flipped byte is caught, by a checksum or the pattern */
+		for (uint16_t i = 14; i < len; i += 7) {
+			enum gen_verdict v;
+
+			a[i] ^= 0x10;
+			v = gen_parse_udp(a, len, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r);
+			CHECK(v != GEN_OK);
+			a[i] ^= 0x10;
+		}
+		/* a payload byte with the port vouching for the checksum: the
+		 * pattern (a 64-byte frame has none: its checksums cover it) */
+		a[len - 1] ^= 1;
+		CHECK(len == 60 ||
+		      gen_parse_udp(a, len, GEN_CSUM_GOOD, GEN_CSUM_GOOD, &r) == GEN_BAD_PAYLOAD);
+		a[len - 1] ^= 1;
+		CHECK(gen_parse_udp(a, len - 1, GEN_CSUM_GOOD, GEN_CSUM_GOOD, &r) == GEN_BAD_HEADER);
+		CHECK(gen_parse_udp(a, len, GEN_CSUM_BAD, GEN_CSUM_GOOD, &r) == GEN_BAD_CSUM);
+	}
+}
+
+static void
+rr_response(void)
+{
+	struct gen_udp_frame f = {.len = 60, .kind = GEN_KIND_RR_REQ, .dir = GEN_VM_TO_WIRE,
+				  .flow = 5, .seq = 9, .tsc = 1};
+	struct gen_rx_frame r;
+
+	gen_build_udp(a, &f);
+	CHECK(gen_parse_udp(a, 60, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK &&
+	      r.kind == GEN_KIND_RR_REQ);
+	gen_udp_to_response(a, 60);
+	memset(&r, 0, sizeof(r));
+	CHECK(gen_parse_udp(a, 60, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
+	CHECK(r.kind == GEN_KIND_RR_RESP && r.flow == 5 && r.seq == 9 && r.dir == GEN_VM_TO_WIRE);
+}
+
+static void
+not_ours(void)
+{
+	struct gen_rx_frame r;
+
+	memset(a, 0, 100);
+	CHECK(gen_parse_udp(a, 100, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_NOT_OURS);
+	CHECK(gen_parse_tcp(a, 100, 1448, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_NOT_OURS);
+	CHECK(gen_parse_udp(a, 10, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_NOT_OURS);
+}
+
+/* two segments glued the way GRO does: one header, both payloads */
+static uint32_t
+merge(const uint8_t *first, uint32_t len1, uint32_t len2, uint8_t *out)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(out + 14);
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip + 1);
+	uint32_t len = len1 + len2 - GEN_HDRS_TCP;
+
+	memcpy(out, first, len1);
+	memcpy(out + len1, b + GEN_HDRS_TCP, len2 - GEN_HDRS_TCP);
+	ip->total_length = rte_cpu_to_be_16(len - 14);
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th->cksum = 0;
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	return len;
+}
+
+static void
+tcp_units(void)
+{
+	static uint8_t m[32768];
+	struct gen_tcp_frame f = {.dir = GEN_VM_TO_WIRE, .flow = 3, .off = 1448 * 10,
+				  .payload = 1448};
+	struct gen_rx_frame r;
+	uint32_t len;
+
+	gen_build_tcp(a, &f);
+	CHECK(gen_parse_tcp(a, 1502, 1448, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
+	CHECK(r.flow == 3 && r.seq == 10 && r.units == 1 && r.dir == GEN_VM_TO_WIRE);
+	f.off += 1448;
+	f.psh = true;
+	gen_build_tcp(b, &f);
+	len = merge(a, 1502, 1502, m);
+	CHECK(gen_parse_tcp(m, len, 1448, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
+	CHECK(r.seq == 10 && r.units == 2 && r.payload == 2896);
+	/* a merge of segments that do not follow each other: bytes differ */
+	f.off += 1448;
+	gen_build_tcp(b, &f);
+	len = merge(a, 1502, 1502, m);
+	CHECK(gen_parse_tcp(m, len, 1448, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) ==
+	      GEN_BAD_PAYLOAD);
+	/* cut off the MSS grid */
+	CHECK(gen_parse_tcp(a, 1502, 1000, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) ==
+	      GEN_BAD_HEADER);
+	/* the pseudo-header-only sum of a TSO frame fails unless the port vouches */
+	f.tso = true;
+	f.payload = 1448 * 4;
+	gen_build_tcp(m, &f);
+	len = GEN_HDRS_TCP + f.payload;
+	CHECK(gen_parse_tcp(m, len, 1448, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_BAD_CSUM);
+	CHECK(gen_parse_tcp(m, len, 1448, GEN_CSUM_VERIFY, GEN_CSUM_GOOD, &r) == GEN_OK &&
+	      r.units == 4);
+}
+
+static void
+tracker(void)
+{
+	struct gen_track *t = calloc(1, sizeof(*t));
+
+	CHECK(gen_track(t, 0) == GEN_SEEN_NEW);
+	CHECK(gen_track(t, 1) == GEN_SEEN_NEW);
+	CHECK(gen_track(t, 1) == GEN_SEEN_DUP);
+	CHECK(gen_track(t, 5) == GEN_SEEN_NEW);      /* 2..4 missing so far */
+	CHECK(gen_track(t, 3) == GEN_SEEN_LATE);
+	CHECK(gen_track(t, 3) == GEN_SEEN_DUP);
+	CHECK(gen_track(t, 2) == GEN_SEEN_LATE);
+	/* a jump beyond the window forgets it: no stale duplicates */
+	CHECK(gen_track(t, 5 + 3 * GEN_TRACK_WINDOW) == GEN_SEEN_NEW);
+	CHECK(gen_track(t, 5 + 3 * GEN_TRACK_WINDOW - 1) == GEN_SEEN_LATE);
+	CHECK(gen_track(t, 4) == GEN_SEEN_TOO_LATE);
+	/* slots are reused as the window moves: every unit once, in order */
+	for (uint64_t u = 10 * GEN_TRACK_WINDOW; u < 13 * GEN_TRACK_WINDOW; u++)
+		CHECK(gen_track(t, u) == GEN_SEEN_NEW);
+	CHECK(gen_track(t, 13 * GEN_TRACK_WINDOW - 5) == GEN_SEEN_DUP);
+	CHECK(gen_track(t, 12 * GEN_TRACK_WINDOW) == GEN_SEEN_DUP);     /* the window's oldest */
+	CHECK(gen_track(t, 12 * GEN_TRACK_WINDOW - 1) == GEN_SEEN_TOO_LATE);
+	free(t);
+}
+
+static void
+histogram(void)
+{
+	struct gen_hist *h = calloc(1, sizeof(*h)), *h2 = calloc(1, sizeof(*h2));
+
+	CHECK(gen_hist_quantile(h, 0.5) == 0);
+	for (uint64_t v = 1; v <= 100000; v++)
+		gen_hist_add(h, v);
+	CHECK(h->min == 1 && h->max == 100000 && h->count == 100000);
+	for (double q = 0.1; q < 1; q += 0.1) {
+		double want = q * 100000, got = (double)gen_hist_quantile(h, q);
+
+		CHECK(got > want * 0.93 && got < want * 1.07);
+	}
+	CHECK(gen_hist_quantile(h, 0.999) > 99900 * 0.93);
+	CHECK(gen_hist_quantile(h, 1) == 100000 && gen_hist_quantile(h, 0) == 1);
+	/* small values are exact */
+	gen_hist_add(h2, 7);
+	gen_hist_add(h2, 7);
+	gen_hist_add(h2, 9);
+	CHECK(gen_hist_quantile(h2, 0.5) == 7 && gen_hist_quantile(h2, 0.9) == 9);
+	gen_hist_add(h2, UINT64_MAX / 2); /* the last bucket, no overflow */
+	CHECK(gen_hist_quantile(h2, 0.99) <= UINT64_MAX / 2);
+	gen_hist_merge(h, h2);
+	CHECK(h->count == 100004 && h->min == 1 && h->max == UINT64_MAX / 2);
+	free(h);
+	free(h2);
+}
+
+static void
+options(void)
+{
+	struct gen_opts o;
+	char err[256];
+	char *ok[] = {"gen", "--profile", "tcp", "--dir", "both", "--rate", "1.5M", "--tso", "4",
+		      "--inject", "drop=3,corrupt=7", "--size", "1518", NULL};
+	char *bad_sets[][4] = {
+		{"gen", "--size", "63", NULL},      {"gen", "--flows", "0", NULL},
+		{"gen", "--rate", "fast", NULL},    {"gen", "--burst", "257", NULL},
+		{"gen", "--inject", "lose=1", NULL}, {"gen", "--dir", "up", NULL},
+		{"gen", "--tso", "4", NULL},        {"gen", "stray", NULL},
+	};
+	char *rr_both[] = {"gen", "--profile", "rr", "--dir", "both", NULL};
+
+	CHECK(gen_parse_args(13, ok, &o, err, sizeof(err)) == 0);
+	CHECK(o.conf.profile == GEN_PROFILE_TCP && o.conf.dir_on[0] && o.conf.dir_on[1] &&
+	      o.conf.rate_pps == 1.5e6 && o.conf.tso == 4 && o.conf.inject_drop == 3 &&
+	      o.conf.inject_corrupt == 7 && o.conf.inject_dup == GEN_NONE &&
+	      o.conf.frame_len == 1514);
+	for (size_t i = 0; i < RTE_DIM(bad_sets); i++) {
+		int argc = 0;
+
+		while (bad_sets[i][argc] != NULL)
+			argc++;
+		err[0] = '\0';
+		CHECK(gen_parse_args(argc, bad_sets[i], &o, err, sizeof(err)) != 0 && err[0]);
+	}
+	CHECK(gen_parse_args(5, rr_both, &o, err, sizeof(err)) != 0 && strstr(err, "rr"));
+}
+
+int
+main(void)
+{
+	RUN(pattern_positions);
+	RUN(udp_round_trip);
+	RUN(rr_response);
+	RUN(not_ours);
+	RUN(tcp_units);
+	RUN(tracker);
+	RUN(histogram);
+	RUN(options);
+	return CHECK_DONE();
+}
