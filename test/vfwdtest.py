@@ -20,6 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("VFWD_BUILD", os.path.join(ROOT, "build"))
 VFWD = os.path.join(BUILD, "app", "dpdk-vfwd")
 PEER = os.path.join(BUILD, "test", "peer", "vfwd-testpeer")
+GEN = os.path.join(BUILD, "app", "gen", "dpdk-vfwd-gen")
 TESTPMD = shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd"
 
 
@@ -34,6 +35,24 @@ def check(cond, msg):
 
 def ncpus():
     return len(os.sched_getaffinity(0))
+
+
+def thread_cpu_ticks(pid, prefix="rte-worker"):
+    """{thread name: utime + stime in clock ticks} of pid's threads whose
+    name starts with prefix (DPDK names lcore threads rte-worker-N)."""
+    ticks = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                name = f.read().strip()
+            if not name.startswith(prefix):
+                continue
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks[name] = ticks.get(name, 0) + int(fields[11]) + int(fields[12])
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return ticks
 
 
 class Proc:
@@ -270,6 +289,13 @@ class Env:
             eal += ["--vdev", v]
         return Proc(self, name, [PEER] + eal + ["--"] + list(args))
 
+    def gen(self, vdevs, args, lcores="0@0", name="gen"):
+        """dpdk-vfwd-gen; port 0 should be the VM side, 1 the wire side."""
+        eal = self.eal(name, lcores, ["--single-file-segments"])
+        for v in vdevs:
+            eal += ["--vdev", v]
+        return Proc(self, name, [GEN] + eal + ["--"] + list(args))
+
     def testpmd(self, vdevs, args, lcores, name="testpmd", netns=None):
         eal = self.eal(name, lcores, ["--single-file-segments"])
         for v in vdevs:
@@ -306,6 +332,33 @@ class Env:
         if os.environ.get("VFWD_KEEP_LOGS"):
             return
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def gen_topology(env, tso=False):
+    """The vdevs of a forwarder and of dpdk-vfwd-gen attached to it as the
+    VM (virtio-user on the forwarder's vhost-user socket, gen port 0) and
+    as the wire (memif, gen port 1): (forwarder vdevs, generator vdevs)."""
+    vh, mf = env.path("vh.sock"), env.path("memif.sock")
+    return (["net_vhost0,iface=%s%s" % (vh, ",tso=1" if tso else ""),
+             "net_memif0,role=server,socket=%s" % mf],
+            ["net_virtio_user0,path=%s,queue_size=1024" % vh,
+             "net_memif0,role=client,socket=%s" % mf])
+
+
+def gen_through_vfwd(env, vfwd_args, gen_args, tso=False, timeout=60, gen_lcores="0@0"):
+    """Runs dpdk-vfwd-gen through a vfwd; returns (the generator's JSON
+    report, vfwd's final JSON report). vfwd stops first (the memif PMD)."""
+    fwd_vdevs, gen_vdevs = gen_topology(env, tso)
+    vf = env.vfwd(fwd_vdevs, ["--stats-format", "json"] + list(vfwd_args))
+    vf.wait_output("forwarding", 30)
+    g = env.gen(gen_vdevs, list(gen_args) + ["--format", "json", "--linger"], lcores=gen_lcores)
+    g.wait_output('"ok"', timeout)
+    report = g.last_json()
+    rc = vf.stop(20)
+    grc = g.stop(20)
+    check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
+    check(grc == 0, "generator exit %d: %s" % (grc, g.err()[-1500:]))
+    return report, vf.last_json()
 
 
 def dir_stats(report, direction):

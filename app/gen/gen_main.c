@@ -96,8 +96,9 @@ port_init(const struct gen_opts *o, uint16_t port, bool vm_side, struct rte_memp
 	if (ret == 0)
 		ret = rte_eth_dev_start(port);
 	if (ret != 0)
-		fprintf(stderr, "dpdk-vfwd-gen: %s: set-up failed: %s\n",
-			port_name(port, name, sizeof(name)), rte_strerror(-ret));
+		fprintf(stderr, "dpdk-vfwd-gen: %s (%s side): set-up failed: %s (is the forwarder "
+			"up, on the same socket?)\n", port_name(port, name, sizeof(name)),
+			vm_side ? "VM" : "wire", rte_strerror(-ret));
 	return ret;
 }
 

@@ -543,10 +543,13 @@ do_recv(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *st, ui
 	uint16_t n = rte_eth_rx_burst(ctx->conf.port[t->side], 0, pkts, ctx->conf.burst);
 	bool done = ctx->tx_done[t->dir];
 
+	/* the loop's now may predate what a task on this lcore just sent */
+	uint64_t arrived = n > 0 ? rte_rdtsc() : now;
+
 	for (uint16_t i = 0; i < n; i++) {
 		if (account(ctx, t->dir, ctx->conf.profile == GEN_PROFILE_TCP ? 0 : GEN_KIND_UDP,
-			    pkts[i], now, &f) && f.tsc != 0 && f.tsc <= now)
-			gen_hist_add(&ctx->dir[t->dir].rx.latency, now - f.tsc);
+			    pkts[i], now, &f) && f.tsc != 0 && f.tsc <= arrived)
+			gen_hist_add(&ctx->dir[t->dir].rx.latency, arrived - f.tsc);
 	}
 	if (n > 0) {
 		rte_pktmbuf_free_bulk(pkts, n);
@@ -570,11 +573,13 @@ do_rr_client(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *s
 	uint64_t before;
 	bool over;
 
+	uint64_t arrived = n > 0 ? rte_rdtsc() : now;
+
 	for (uint16_t i = 0; i < n; i++) {
 		if (!account(ctx, back, GEN_KIND_RR_RESP, pkts[i], now, &f))
 			continue;
-		if (f.tsc <= now)
-			gen_hist_add(&ctx->dir[back].rx.latency, now - f.tsc);
+		if (f.tsc <= arrived)
+			gen_hist_add(&ctx->dir[back].rx.latency, arrived - f.tsc);
 		if (st->in_flight > 0)
 			st->in_flight--;
 		st->last_answer = now;

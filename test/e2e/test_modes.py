@@ -11,18 +11,14 @@ import re
 import subprocess
 import time
 
-from vfwdtest import Env, check, dir_stats
+from vfwdtest import Env, check, dir_stats, thread_cpu_ticks
 
 
 def worker_cpu_ticks(pid, lcore=1):
     """utime + stime of the worker thread of lcore (in clock ticks)."""
-    for tid in os.listdir("/proc/%d/task" % pid):
-        with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
-            if f.read().strip() == "rte-worker-%d" % lcore:
-                with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                return int(fields[11]) + int(fields[12])
-    raise AssertionError("no worker thread for lcore %d in %d" % (lcore, pid))
+    ticks = thread_cpu_ticks(pid, "rte-worker-%d" % lcore)
+    check(ticks, "no worker thread for lcore %d in %d" % (lcore, pid))
+    return sum(ticks.values())
 
 
 def cpu_share(pid, secs=3.0):

@@ -33,23 +33,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
-from vfwdtest import Env, check  # noqa: E402
+from vfwdtest import Env, check, thread_cpu_ticks  # noqa: E402
 from bench_gro import write_pcap, MSS, HDRS  # noqa: E402
 
 
 def worker_ticks(pid):
-    total = 0
-    for tid in os.listdir("/proc/%d/task" % pid):
-        try:
-            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
-                if not f.read().startswith("rte-worker"):
-                    continue
-            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-        except OSError:
-            pass
-    return total
+    return sum(thread_cpu_ticks(pid).values())
 
 
 def run_rr(env, args, secs):
