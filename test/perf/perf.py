@@ -1,0 +1,677 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Scripted perf runs: each scenario in config/perf/*.toml (the seeds'
+experiments and a few sweeps) becomes a table with its cost, CSV, JSON,
+markdown and plots.
+
+    dpdk-vfwd-gen(virtio-user) <-> forwarder(net_vhost0 | net_memif0) <-> dpdk-vfwd-gen(memif)
+
+The forwarder is vfwd with the cell's knobs, or a baseline on the same
+topology: dpdk-testpmd io, dpdk-testpmd csum + GRO, OVS-DPDK (netdev bridge,
+one OpenFlow rule each way). The generator runs on CPU 0, the forwarder's
+polling lcores on CPUs 1.. (when there are too few CPUs it says so and they
+share). Every cell runs --rounds times, interleaved with the other cells of
+the run; the tables keep the median and the min-max.
+
+Cost, from the forwarder's own counters over the middle of each run:
+cycles per packet forwarded and busy % per polling lcore (vfwd: telemetry;
+testpmd: --record-core-cycles over the whole run; OVS: pmd-stats-show),
+and the polling threads' CPU % from /proc.
+
+Usage: test/perf/perf.py [--scenarios 000,001,...|all] [--secs 2] [--rounds 3]
+                         [--out DIR] [--no-baselines] [--list]
+Short cells (the default) run the shipped set in under 20 minutes on a
+2-CPU machine; use --secs 10 --rounds 5 on real hardware. Run alone: it
+needs every CPU of the machine.
+"""
+
+import argparse
+import csv
+import datetime
+import itertools
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
+import vfwdtest  # noqa: E402
+from vfwdtest import Env, check, gen_topology, ncpus, thread_cpu_ticks  # noqa: E402
+
+ROOT = vfwdtest.ROOT
+SCENARIOS = os.path.join(ROOT, "config", "perf")
+BASELINES = ("testpmd-io", "testpmd-csum-gro", "ovs")
+# generator options a scenario's [traffic] may set (a list: an axis)
+GEN_KEYS = ("profile", "dir", "size", "flows", "rate", "mss", "tso", "psh-every",
+            "outstanding", "burst")
+# what a cell reports; (key, header, format)
+METRICS = {
+    "mpps": ("Mpps", "%.3f"),
+    "gbps": ("Gbit/s", "%.2f"),
+    "mframes": ("Mframes/s", "%.3f"),
+    "ktps": ("k trans/s", "%.1f"),
+    "rtt_p50": ("RTT p50 us", "%.1f"),
+    "rtt_p90": ("RTT p90 us", "%.1f"),
+    "rtt_p99": ("RTT p99 us", "%.1f"),
+    "rtt_p999": ("RTT p99.9 us", "%.1f"),
+    "lat_p50": ("latency p50 us", "%.1f"),
+    "lat_p90": ("latency p90 us", "%.1f"),
+    "lat_p99": ("latency p99 us", "%.1f"),
+    "lat_p999": ("latency p99.9 us", "%.1f"),
+    "loss_pct": ("loss %", "%.2f"),
+    "cyc_pkt": ("cycles/pkt", "%.0f"),
+    "busy_pct": ("busy % per lcore", None),
+    "cpu_pct": ("CPU %", "%.0f"),
+}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+# ---- scenarios ----
+
+def load_scenario(sid):
+    path = os.path.join(SCENARIOS, sid + ".toml")
+    with open(path, "rb") as f:
+        s = tomllib.load(f)
+    s["id"] = sid
+    for key, v in s.get("traffic", {}).items():
+        for x in (v if isinstance(v, list) else [v]):
+            for k in (set(x) - {"name"} if isinstance(x, dict) else [key]):
+                check(k in GEN_KEYS, "%s: unknown traffic key '%s'" % (path, k))
+    return s
+
+
+def axes(table):
+    """{key: [values]}: scalars are one-value axes."""
+    return {k: (v if isinstance(v, list) else [v]) for k, v in table.items()}
+
+
+def knob_args(knobs):
+    """vfwd options from {knob: value}: true is a bare flag, false none."""
+    args = []
+    for k, v in knobs.items():
+        if v is True:
+            args.append("--" + k)
+        elif v is not False:
+            args += ["--" + k, str(v)]
+    return args
+
+
+def variants(s, baselines=True):
+    """(name, forwarder, vfwd knobs) for each column of the scenario."""
+    out = []
+    if "variants" in s:
+        for v in s["variants"]:
+            out.append((v["name"], "vfwd", v.get("vfwd", {})))
+    else:
+        ax = axes(s.get("vfwd", {}))
+        keys = list(ax)
+        for combo in itertools.product(*[ax[k] for k in keys]):
+            knobs = dict(zip(keys, combo))
+            name = ",".join("%s=%s" % kv for kv in knobs.items()) or "vfwd"
+            out.append((name, "vfwd", knobs))
+    if baselines:
+        for b in s.get("baselines", []):
+            check(b in BASELINES, "%s: unknown baseline %s" % (s["id"], b))
+            out.append((b, b, {}))
+    return out
+
+
+def cells(s, baselines=True):
+    tr = axes(s.get("traffic", {}))
+    keys = list(tr)
+    out = []
+    for combo in itertools.product(*[tr[k] for k in keys]):
+        point = dict(zip(keys, combo))
+        for name, fwd, knobs in variants(s, baselines):
+            out.append({"scenario": s["id"], "point": point, "variant": name, "fwd": fwd,
+                        "knobs": knobs, "vfwd_args": knob_args(knobs)})
+    return out
+
+
+def label(v):
+    """an axis value: a scalar, or a table of generator options with a name"""
+    return v["name"] if isinstance(v, dict) else v
+
+
+def traffic_of(cell):
+    """the generator options of a cell, table-valued axes expanded"""
+    t = {}
+    for k, v in cell["point"].items():
+        if isinstance(v, dict):
+            t.update({k2: v2 for k2, v2 in v.items() if k2 != "name"})
+        else:
+            t[k] = v
+    return t
+
+
+def axis_value(cell, name):
+    """an axis of the point, a vfwd knob, or the variant"""
+    if name == "variant":
+        return cell["variant"]
+    if name in cell["point"]:
+        return label(cell["point"][name])
+    return cell["knobs"].get(name)
+
+
+def cell_key(c):
+    return "%s|%s|%s" % (c["scenario"], c["variant"],
+                         ",".join("%s=%s" % (k, label(v)) for k, v in c["point"].items()))
+
+
+def pipeline_lcores(args):
+    if "--pipeline" in args:
+        r, w = args[args.index("--pipeline") + 1].split(":")
+        return int(r) + int(w)
+    return 1
+
+
+# ---- one run of a cell ----
+
+class Telemetry:
+    """DPDK's telemetry socket of a process (its runtime dir by prefix)."""
+
+    def __init__(self, prefix, timeout=10):
+        path = "/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                self.s.connect(path)
+                break
+            except OSError:
+                self.s.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        self.s.settimeout(5)
+        json.loads(self.s.recv(1024))
+
+    def get(self, cmd):
+        self.s.send(cmd.encode())
+        return json.loads(self.s.recv(1 << 16))[cmd.split(",")[0]]
+
+    def close(self):
+        self.s.close()
+
+
+def vfwd_snapshot(tel):
+    ids = [k for k in tel.get("/vfwd/lcores") if k != "total"]
+    return {i: tel.get("/vfwd/lcores,%s" % i) for i in ids}
+
+
+def vfwd_cost(a, b):
+    """cycles per packet on the side with more of them: per segment when
+    GRO merges (rx) or GSO cuts (tx), per packet otherwise"""
+    busy = sum(b[i]["busy_tsc"] - a[i]["busy_tsc"] for i in b)
+    sent = max(sum(b[i]["tx_pkts"] - a[i]["tx_pkts"] for i in b),
+               sum(b[i]["rx_pkts"] - a[i]["rx_pkts"] for i in b))
+    per = []
+    for i in sorted(b, key=int):
+        d = {k: b[i][k] - a[i][k] for k in ("busy_tsc", "idle_tsc", "sleep_tsc")}
+        wall = sum(d.values())
+        per.append(100.0 * d["busy_tsc"] / wall if wall else 0)
+    return {"cyc_pkt": busy / sent if sent else None, "busy_pct": per}
+
+
+def cpu_pct(a, b, secs):
+    hz = os.sysconf("SC_CLK_TCK")
+    return sum(b.get(k, 0) - a.get(k, 0) for k in b) / hz / secs * 100.0
+
+
+class Forwarder:
+    """vfwd, testpmd or OVS on the generator topology."""
+
+    def __init__(self, env, cell, cpus, tso):
+        self.env, self.cell, self.kind = env, cell, cell["fwd"]
+        fwd_vdevs, self.gen_vdevs = gen_topology(env, tso)
+        workers = [cpus[1 + i % (len(cpus) - 1)] if len(cpus) > 1 else cpus[0]
+                   for i in range(pipeline_lcores(cell["vfwd_args"]))]
+        lcores = "0@%d," % cpus[0] + ",".join("%d@%d" % (i + 1, c) for i, c in enumerate(workers))
+        self.thread_prefix = "rte-worker"
+        self.ovs = None
+        if self.kind == "vfwd":
+            args = list(cell["vfwd_args"])
+            if "--pipeline" in args:
+                w = args[args.index("--pipeline") + 1].split(":")[1]
+                args += ["--txq", w]
+            self.p = env.vfwd(fwd_vdevs, ["--stats-format", "json"] + args, lcores=lcores,
+                              name="fwd")
+            self.p.wait_output("forwarding", 30)
+            self.prefix = env.prefixes[-1]
+            self.tel = Telemetry(self.prefix)
+        elif self.kind.startswith("testpmd"):
+            args = ["--nb-cores=1", "--burst=32", "--record-core-cycles"]
+            if self.kind == "testpmd-io":
+                args.append("--forward-mode=io")
+                self.p = env.testpmd(fwd_vdevs, args, lcores, name="fwd")
+                self.p.wait_output("Press enter to exit", 30)
+            else:
+                cmds = env.path("testpmd.cmd")
+                with open(cmds, "w") as f:
+                    # GRO on what each port receives; TSO toward the vhost
+                    # port so merged frames leave as GSO frames
+                    f.write("port stop all\nset fwd csum\nset port 0 gro on\nset port 1 gro on\n"
+                            "port start all\nstart\n")
+                self.p = env.testpmd(fwd_vdevs, ["-i", "--cmdline-file=" + cmds] + args,
+                                     lcores, name="fwd")
+                self.p.wait_output("testpmd>", 30)
+        elif self.kind == "ovs":
+            import ovs
+            memif = fwd_vdevs[1].split("socket=")[1]
+            self.ovs = ovs.Ovs(env, memif, pmd_cpu=workers[0], main_cpu=cpus[0])
+            self.thread_prefix = "pmd"
+            self.p = self.ovs.vswitchd
+            self.gen_vdevs = [ovs_vdev(self.ovs, self.gen_vdevs[0]), self.gen_vdevs[1]]
+
+    def snapshot(self):
+        snap = {"ticks": thread_cpu_ticks(self.p.pid, self.thread_prefix), "t": time.monotonic()}
+        if self.kind == "vfwd":
+            snap["vfwd"] = vfwd_snapshot(self.tel)
+        elif self.kind == "ovs":
+            snap["ovs"] = self.ovs.pmd_stats()
+        return snap
+
+    def cost(self, a, b):
+        out = {"cpu_pct": cpu_pct(a["ticks"], b["ticks"], b["t"] - a["t"])}
+        if self.kind == "vfwd":
+            out.update(vfwd_cost(a["vfwd"], b["vfwd"]))
+        elif self.kind == "ovs":
+            pa, pb = a["ovs"], b["ovs"]
+            pkts = pb["packets_received"] - pa["packets_received"]
+            proc = pb["processing_cycles"] - pa["processing_cycles"]
+            idle = pb["idle_cycles"] - pa["idle_cycles"]
+            out["cyc_pkt"] = proc / pkts if pkts else None
+            out["busy_pct"] = [100.0 * proc / (proc + idle)] if proc + idle else [0]
+        return out
+
+    def stop(self, out):
+        """Stops it (before the generator: the memif PMD); testpmd's whole-run
+        cost into out."""
+        if self.kind == "vfwd":
+            self.tel.close()
+            check(self.p.stop(20) == 0, "vfwd exit: %s" % self.p.err()[-800:])
+        elif self.kind.startswith("testpmd"):
+            try:
+                self.p.p.stdin.write(b"stop\nquit\n" if self.kind != "testpmd-io" else b"\n")
+                self.p.p.stdin.flush()
+            except OSError:
+                pass
+            self.p.wait(30)
+            text = self.p.out()
+            busy = re.search(r"\(\w+ cycles=(\d+) / total \w+ packets=(\d+)\)", text)
+            acc = text[text.rfind("Accumulated forward statistics"):]
+            sent = re.search(r"TX-packets:\s+(\d+)", acc)
+            if busy and sent and int(sent.group(1)):
+                # testpmd divides by packets received; divide by packets
+                # sent, as vfwd does
+                out["cyc_pkt"] = int(busy.group(1)) / int(sent.group(1))
+        elif self.ovs:
+            self.ovs.stop()
+
+
+def ovs_vdev(o, vdev):
+    path = o.vhost_sock
+    extra = ",server=1" if getattr(o, "vhost_client_mode", False) else ""
+    return re.sub(r"path=[^,]*", "path=%s%s" % (path, extra), vdev)
+
+
+def gen_args(cell, secs):
+    args = []
+    for k, v in traffic_of(cell).items():
+        args += ["--" + k, str(v)]
+    return args + ["--duration", str(secs), "--format", "json", "--linger",
+                   "--link-timeout", "20", "--rr-timeout-ms", "200"]
+
+
+def needs_tso(cell):
+    return traffic_of(cell).get("profile") == "tcp"
+
+
+def metrics_of(rep, cost):
+    m = {}
+    dirs = rep["dirs"]
+    sent = sum(d["sent"] for d in dirs.values())
+    lost = sum(d["lost"] for d in dirs.values())
+    m["mpps"] = sum(d["pps"] for d in dirs.values()) / 1e6
+    m["gbps"] = sum(d["gbps"] for d in dirs.values())
+    m["mframes"] = sum(d["frames_ps"] for d in dirs.values()) / 1e6
+    m["loss_pct"] = 100.0 * lost / sent if sent else 0
+    m["errors"] = sum(d["reordered"] + d["duplicates"] + d["corrupted"] for d in dirs.values())
+    if "rr" in rep:
+        rr = rep["rr"]
+        m["ktps"] = rr["tps"] / 1e3
+        for q in ("p50", "p90", "p99", "p999"):
+            m["rtt_" + q] = rr["rtt_us"][q]
+        m["mpps"] = m["mframes"] = m["gbps"] = None
+    elif rep["profile"] == "udp":
+        lat = next(iter(dirs.values()))["latency_us"]
+        for q in ("p50", "p90", "p99", "p999"):
+            m["lat_" + q] = lat[q]
+    m.update(cost)
+    return m
+
+
+def run_cell(cell, secs, cpus):
+    tag = re.sub(r"[^a-z0-9]+", "-", cell_key(cell).lower())[:40]
+    with Env("perf-" + tag) as env:
+        fwd = Forwarder(env, cell, cpus, needs_tso(cell))
+        g = env.gen(fwd.gen_vdevs, gen_args(cell, secs), lcores="0@%d" % cpus[0], name="gen")
+        g.wait_output("running", 40, stream="err")
+        t0 = time.monotonic()
+        # the middle of the run: past the start, before the sender stops
+        warm = min(0.5, secs / 4)
+        time.sleep(warm)
+        a = fwd.snapshot()
+        time.sleep(max(0.1, t0 + secs - 0.15 - time.monotonic()))
+        b = fwd.snapshot()
+        g.wait_output('"ok"', secs + 60)
+        rep = g.last_json()
+        cost = fwd.cost(a, b)
+        fwd.stop(cost)
+        g.stop(20)
+        return rep, metrics_of(rep, cost)
+
+
+# ---- results ----
+
+def summarize(values):
+    nums = [v for v in values if isinstance(v, (int, float))]
+    if not nums:
+        return None
+    return {"median": statistics.median(nums), "min": min(nums), "max": max(nums)}
+
+
+def aggregate(runs):
+    """per cell: {metric: {median,min,max}}; busy_pct: per lcore medians."""
+    out = {}
+    for key, rs in runs.items():
+        agg = {}
+        names = {k for r in rs for k in r["metrics"]}
+        for k in names:
+            vals = [r["metrics"].get(k) for r in rs]
+            if k == "busy_pct":
+                lists = [v for v in vals if v]
+                if lists:
+                    agg[k] = [statistics.median(x) for x in zip(*lists)]
+                continue
+            s = summarize(vals)
+            if s:
+                agg[k] = s
+        out[key] = agg
+    return out
+
+
+def fmt(s, f):
+    if s is None:
+        return "-"
+    if s["max"] - s["min"] < 1e-9 or len(f % s["median"]) > 9:
+        return f % s["median"]
+    return (f + " (" + f + "-" + f + ")") % (s["median"], s["min"], s["max"])
+
+
+def machine_label():
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            m = re.search(r"model name\s*:\s*(.*)", f.read())
+            model = m.group(1).strip() if m else ""
+    except OSError:
+        pass
+    return "%d vCPUs (%s), Linux %s, %s" % (ncpus(), model or platform.machine(),
+                                           platform.release(),
+                                           datetime.date.today().isoformat())
+
+
+def cell_metrics(s):
+    return s.get("report", {}).get("metrics", ["mpps", "cyc_pkt", "busy_pct", "cpu_pct"])
+
+
+def markdown(scens, cellmap, agg, args, notes):
+    lines = ["# dpdk-vfwd perf runs", "",
+             "Machine: %s. Cells of %g s, %d rounds interleaved; median (min-max) of the rounds."
+             % (machine_label(), args.secs, args.rounds),
+             "Reproduce: `%s`" % " ".join(["test/perf/perf.py"] + args.argv), ""]
+    for s in scens:
+        sid = s["id"]
+        mets = cell_metrics(s)
+        rows = s.get("report", {}).get("rows", list(axes(s.get("traffic", {}))))
+        lines += ["## %s: %s" % (sid, s.get("title", sid)), ""]
+        if s.get("about"):
+            lines += [s["about"].strip(), ""]
+        lines += ["> " + n for n in notes.get(sid, [])]
+        if notes.get(sid):
+            lines.append("")
+        head = rows + ["forwarder"] + [METRICS[m][0] for m in mets]
+        first = mets[0]
+        head.append("%s vs %s" % (METRICS[first][0], "first row of the point"))
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        base = {}
+        for c in cellmap[sid]:
+            a = agg.get(cell_key(c), {})
+            point = tuple(str(axis_value(c, r)) for r in rows)
+            cols = list(point) + [c["variant"]]
+            for m in mets:
+                if m == "busy_pct":
+                    cols.append("/".join("%.0f" % x for x in a[m]) if a.get(m) else "-")
+                else:
+                    cols.append(fmt(a.get(m), METRICS[m][1]))
+            v = a.get(first, {}).get("median") if a.get(first) else None
+            if point not in base and v:
+                base[point] = v
+            cols.append("%.2fx" % (v / base[point]) if v and base.get(point) else "-")
+            if a.get("errors") and a["errors"]["max"] > 0:
+                cols[-1] += " (reorder/dup/corrupt: %d)" % a["errors"]["max"]
+            lines.append("| " + " | ".join(cols) + " |")
+        for p in plots_of(s):
+            lines += ["", "![%s](%s)" % (p["title"], p["file"])]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plots_of(s):
+    out = []
+    for i, p in enumerate(s.get("report", {}).get("plots", [])):
+        q = dict(p)
+        q.setdefault("title", "%s: %s" % (s["id"], ", ".join(p["y"])))
+        q["file"] = "%s-%d.svg" % (s["id"], i + 1)
+        out.append(q)
+    return out
+
+
+def plot(s, cellmap, agg, outdir):
+    """gnuplot (SVG): y metrics against the x axis, a line per series."""
+    gp = shutil.which("gnuplot")
+    made = []
+    for p in plots_of(s):
+        series = {}
+        for c in cellmap[s["id"]]:
+            if p.get("where") and any(str(axis_value(c, k)) != str(v)
+                                      for k, v in p["where"].items()):
+                continue
+            x = axis_value(c, p["x"])
+            if x is None:
+                continue
+            if p.get("series", "variant") == "none":
+                skey = s["id"]
+            elif p.get("series", "variant") == "variant":
+                skey = c["variant"]
+            else:
+                skey = "%s=%s" % (p["series"], axis_value(c, p["series"]))
+            a = agg.get(cell_key(c), {})
+            for y in p["y"]:
+                if a.get(y):
+                    if len(p["y"]) == 1:
+                        label = skey
+                    elif p.get("series") == "none":
+                        label = METRICS[y][0]
+                    else:
+                        label = "%s %s" % (skey, METRICS[y][0])
+                    series.setdefault(label, []).append((x, a[y]["median"], a[y]["min"],
+                                                         a[y]["max"]))
+        if not series:
+            continue
+        base = os.path.join(outdir, p["file"][:-4])
+        xs = []
+        for pts in series.values():
+            for x, *_ in pts:
+                if x not in xs:
+                    xs.append(x)
+        numeric = all(isinstance(x, (int, float)) for x in xs)
+        with open(base + ".dat", "w") as f:
+            for label, pts in series.items():
+                f.write("# %s\n" % label)
+                for x, med, lo, hi in pts:
+                    f.write("%s %g %g %g\n" % (x if numeric else xs.index(x), med, lo, hi))
+                f.write("\n\n")
+        script = ['set terminal svg size 800,480 dynamic enhanced font "sans,11"',
+                  'set output "%s.svg"' % base, 'set title "%s" noenhanced' % p["title"],
+                  'set xlabel "%s" noenhanced' % p.get("xlabel", p["x"]),
+                  'set ylabel "%s" noenhanced' % p.get("ylabel", METRICS[p["y"][0]][0]),
+                  "set key top left noenhanced box opaque", "set grid"]
+        script.append("set logscale y 10" if p.get("logy") else "set yrange [0:*]")
+        if p.get("logx") and numeric:
+            script += ["set logscale x 10", 'set format x "%.0s%c"']
+        if not numeric:
+            script.append("set xtics (%s)" % ", ".join('"%s" %d' % (x, i) for i, x in enumerate(xs)))
+            script.append("set xrange [-0.5:%g]" % (len(xs) - 0.5))
+        parts = ['"%s.dat" index %d using 1:2:3:4 with yerrorlines title "%s"' % (base, i, label)
+                 for i, label in enumerate(series)]
+        script.append("plot " + ", ".join(parts))
+        with open(base + ".gp", "w") as f:
+            f.write("\n".join(script) + "\n")
+        if gp:
+            r = subprocess.run([gp, base + ".gp"], capture_output=True, text=True, timeout=60)
+            if r.returncode == 0:
+                made.append(base + ".svg")
+            else:
+                log("plot %s: gnuplot: %s" % (base, r.stderr[-400:]))
+        else:
+            log("plot %s: no gnuplot (apt install gnuplot-nox); data and script kept" % base)
+    return made
+
+
+def write_csv(path, scens, cellmap, agg):
+    mets = list(METRICS)
+    keys = sorted({k for s in scens for k in axes(s.get("traffic", {}))})
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        head = ["scenario", "variant", "forwarder"] + keys
+        for m in mets:
+            head += [m] if m == "busy_pct" else [m, m + "_min", m + "_max"]
+        head.append("errors")
+        w.writerow(head)
+        for s in scens:
+            for c in cellmap[s["id"]]:
+                a = agg.get(cell_key(c), {})
+                row = [s["id"], c["variant"], c["fwd"]] + [label(c["point"].get(k, "")) for k in keys]
+                for m in mets:
+                    if m == "busy_pct":
+                        row.append("/".join("%.1f" % x for x in a.get(m, [])))
+                    elif a.get(m):
+                        row += ["%.6g" % a[m]["median"], "%.6g" % a[m]["min"], "%.6g" % a[m]["max"]]
+                    else:
+                        row += ["", "", ""]
+                row.append("%d" % a["errors"]["max"] if a.get("errors") else "")
+                w.writerow(row)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--scenarios", default="all",
+                    help="comma-separated ids of config/perf/*.toml, or all")
+    ap.add_argument("--secs", type=float, default=2.0, help="seconds of traffic per cell")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--out", default=None, help="results folder (results/perf-<time>)")
+    ap.add_argument("--no-baselines", action="store_true")
+    ap.add_argument("--list", action="store_true", help="list the cells and exit")
+    args = ap.parse_args(argv)
+    args.argv = argv
+    ids = sorted(os.path.splitext(f)[0] for f in os.listdir(SCENARIOS) if f.endswith(".toml"))
+    if args.scenarios != "all":
+        want = args.scenarios.split(",")
+        for w in want:
+            check(w in ids, "no scenario %s (have: %s)" % (w, ", ".join(ids)))
+        ids = want
+    else:
+        ids = [i for i in ids if not load_scenario(i).get("manual")]
+    scens = [load_scenario(i) for i in ids]
+    have_ovs = True
+    try:
+        import ovs
+        have_ovs, why = ovs.available()
+    except ImportError as e:
+        have_ovs, why = False, str(e)
+    cellmap, notes = {}, {}
+    cpus = sorted(os.sched_getaffinity(0))
+    for s in scens:
+        cs = cells(s, not args.no_baselines)
+        if not have_ovs and any(c["fwd"] == "ovs" for c in cs):
+            notes.setdefault(s["id"], []).append("OVS-DPDK left out: %s" % why)
+            cs = [c for c in cs if c["fwd"] != "ovs"]
+        cellmap[s["id"]] = cs
+        need = 1 + max(pipeline_lcores(c["vfwd_args"]) for c in cs)
+        if need > len(cpus):
+            msg = ("WARNING: %s needs %d CPUs (the generator + %d polling lcores), this "
+                   "machine has %d: lcores share CPUs and those cells understate what "
+                   "they would do" % (s["id"], need, need - 1, len(cpus)))
+            log(msg)
+            notes.setdefault(s["id"], []).append(msg)
+    order = [c for s in scens for c in cellmap[s["id"]]]
+    if args.list:
+        for c in order:
+            log(cell_key(c))
+        return 0
+    out = args.out or os.path.join(ROOT, "results",
+                                   "perf-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(out, exist_ok=True)
+    log("%d cells x %d rounds of %g s into %s" % (len(order), args.rounds, args.secs, out))
+    runs = {cell_key(c): [] for c in order}
+    raw = []
+    t_start = time.monotonic()
+    for r in range(args.rounds):
+        # interleaved: every cell once per round, each round starting elsewhere
+        k = (r * max(1, len(order) // max(1, args.rounds))) % max(1, len(order))
+        for c in order[k:] + order[:k]:
+            key = cell_key(c)
+            try:
+                rep, m = run_cell(c, args.secs, cpus)
+            except Exception as e:  # one failed cell does not end the run
+                log("round %d %s: FAILED %s" % (r + 1, key, str(e).splitlines()[0][:300]))
+                raw.append({"cell": key, "round": r + 1, "error": str(e)[-2000:]})
+                continue
+            runs[key].append({"metrics": m})
+            raw.append({"cell": key, "round": r + 1, "metrics": m, "gen": rep})
+            log("round %d %-60s %s" % (r + 1, key[:60], "  ".join(
+                "%s=%s" % (k2, ("%.3g" % v) if isinstance(v, float) else v)
+                for k2, v in m.items() if k2 in ("mpps", "ktps", "cyc_pkt", "cpu_pct", "loss_pct")
+                and v is not None)))
+    agg = aggregate(runs)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({"machine": machine_label(), "args": vars(args), "scenarios": scens,
+                   "cells": order, "aggregate": agg, "runs": raw}, f, indent=1, default=str)
+    write_csv(os.path.join(out, "results.csv"), scens, cellmap, agg)
+    for s in scens:
+        plot(s, cellmap, agg, out)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(markdown(scens, cellmap, agg, args, notes))
+    failed = sum(1 for x in raw if "error" in x)
+    log("done in %.0f s: %s (%d of %d runs failed)" % (time.monotonic() - t_start, out, failed,
+                                                     len(raw)))
+    return 1 if failed == len(raw) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
