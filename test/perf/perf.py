@@ -85,6 +85,8 @@ def load_scenario(sid):
     with open(path, "rb") as f:
         s = tomllib.load(f)
     s["id"] = sid
+    check(s.get("topology", "vhost-memif") == "vhost-memif",
+          "%s: topology %s: only vhost-memif is built here" % (path, s.get("topology")))
     for key, v in s.get("traffic", {}).items():
         for x in (v if isinstance(v, list) else [v]):
             for k in (set(x) - {"name"} if isinstance(x, dict) else [key]):
