@@ -274,7 +274,7 @@ class Forwarder:
             memif = fwd_vdevs[1].split("socket=")[1]
             self.ovs = ovs.Ovs(env, memif, pmd_cpu=workers[0], main_cpu=cpus[0])
             self.thread_prefix = "pmd"
-            self.p = self.ovs.vswitchd
+            self.p = self.ovs.proc
             self.gen_vdevs = [ovs_vdev(self.ovs, self.gen_vdevs[0]), self.gen_vdevs[1]]
 
     def snapshot(self):
