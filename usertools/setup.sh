@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Everything dpdk-vfwd needs on a fresh Debian 12 machine, as root:
-# packages (QEMU, a kernel and busybox are for the real-guest tests),
+# packages (QEMU, a kernel and busybox are for the real-guest tests; gnuplot
+# and OVS-DPDK for the perf runs' plots and baseline),
 # 2 MB hugepages, the build. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +12,8 @@ PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build pkg-config gcc python3 ipr
 	iputils-ping coreutils librte-mempool-ring23 librte-net-vhost23 librte-net-virtio23
 	librte-net-memif23 librte-net-tap23 librte-net-null23 librte-net-af-packet23
 	librte-net-pcap23
-	qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils tcpdump clang"
+	qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils tcpdump clang
+	gnuplot-nox openvswitch-switch-dpdk"
 HUGEPAGES=${VFWD_HUGEPAGES:-1024}   # 2 MB pages: 2 GB
 
 if [ "$(id -u)" != 0 ]; then

@@ -32,5 +32,7 @@ struct gen_run_info {
 
 void gen_report_json(FILE *f, const struct gen_ctx *ctx, const struct gen_run_info *info);
 void gen_report_text(FILE *f, const struct gen_ctx *ctx, const struct gen_run_info *info);
+/* nothing lost, reordered, duplicated, corrupted or left unsent; something sent */
+bool gen_report_ok(const struct gen_ctx *ctx);
 
 #endif

@@ -67,6 +67,7 @@ port_init(const struct gen_opts *o, uint16_t port, bool vm_side, struct rte_memp
 	struct rte_eth_dev_info info;
 	char name[RTE_ETH_NAME_MAX_LEN];
 	int ret = rte_eth_dev_info_get(port, &info);
+	uint32_t frame;
 
 	if (ret != 0)
 		return ret;
@@ -75,7 +76,7 @@ port_init(const struct gen_opts *o, uint16_t port, bool vm_side, struct rte_memp
 		conf.rxmode.offloads = info.rx_offload_capa &
 			(RTE_ETH_RX_OFFLOAD_TCP_LRO | RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
 			 RTE_ETH_RX_OFFLOAD_SCATTER);
-	if (c->profile == GEN_PROFILE_TCP && vm_side && c->tso > 1) {
+	if (c->profile == GEN_PROFILE_TCP && vm_side && c->tso > 1 && c->dir_on[GEN_VM_TO_WIRE]) {
 		if (!(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_TSO)) {
 			fprintf(stderr, "dpdk-vfwd-gen: --tso: %s has no TSO (a vhost port needs "
 				"tso=1 on the forwarder's side)\n", port_name(port, name, sizeof(name)));
@@ -85,8 +86,9 @@ port_init(const struct gen_opts *o, uint16_t port, bool vm_side, struct rte_memp
 			(RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
 			 RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
 	}
-	if (c->frame_len > RTE_ETHER_MAX_LEN - RTE_ETHER_CRC_LEN)
-		conf.rxmode.mtu = c->frame_len - RTE_ETHER_HDR_LEN;
+	frame = c->profile == GEN_PROFILE_TCP ? GEN_HDRS_TCP + c->mss : c->frame_len;
+	if (frame > RTE_ETHER_MAX_LEN - RTE_ETHER_CRC_LEN)
+		conf.rxmode.mtu = frame - RTE_ETHER_HDR_LEN;
 	ret = rte_eth_dev_configure(port, 1, 1, &conf);
 	if (ret == 0)
 		ret = rte_eth_rx_queue_setup(port, 0, RING_SIZE, rte_eth_dev_socket_id(port), NULL,
@@ -279,7 +281,7 @@ main(int argc, char **argv)
 		gen_report_text(stdout, &ctx, &info);
 	fflush(stdout);
 	ret = o.json_file ? write_json(o.json_file, &ctx, &info) : 0;
-	if (rte_rdtsc() >= ctx.deadline_tsc)
+	if (ctx.timed_out)
 		fprintf(stderr, "dpdk-vfwd-gen: stopped at --timeout %.0f s\n", o.conf.timeout_s);
 
 	/* the memif PMD of DPDK 22.11 unmaps on disconnect without waiting
@@ -292,5 +294,6 @@ main(int argc, char **argv)
 	rte_mempool_free(pool);
 	rte_mempool_free(big_pool);
 	rte_eal_cleanup();
-	return ret == 0 ? 0 : 1;
+	/* 3: the run completed, and found something wrong (the report says what) */
+	return ret != 0 ? 1 : gen_report_ok(&ctx) ? 0 : 3;
 }

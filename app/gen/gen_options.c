@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_config.h>
+
 #include "gen.h"
 
 static const char usage[] =
@@ -59,7 +61,7 @@ parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	if (s == NULL || *s == '\0' || *s == '-')
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, 10);
 	if (errno != 0 || *end != '\0' || v < min || v > max)
 		return -EINVAL;
 	*out = v;
@@ -169,7 +171,7 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 		{NULL, 0, NULL, 0},
 	};
 	struct gen_conf *c = &o->conf;
-	bool duration_set = false;
+	bool duration_set = false, timeout_set = false;
 	uint64_t v;
 	double d;
 	int opt;
@@ -272,6 +274,7 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 		case O_TIMEOUT:
 			if (parse_double(optarg, 0.1, 86400 * 2, &c->timeout_s) != 0)
 				return bad(err, errlen, name, optarg);
+			timeout_set = true;
 			break;
 		case O_VM_PORT:
 		case O_WIRE_PORT:
@@ -313,6 +316,9 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 	}
 	if (c->count && !duration_set)
 		c->duration_s = 0;
+	/* the default cap leaves a long --duration its drain */
+	if (!timeout_set && c->duration_s + c->drain_ms / 1e3 + 60 > c->timeout_s)
+		c->timeout_s = c->duration_s + c->drain_ms / 1e3 + 60;
 	if (c->port[GEN_SIDE_VM] == c->port[GEN_SIDE_WIRE]) {
 		snprintf(err, errlen, "--vm-port and --wire-port must differ");
 		return -EINVAL;
@@ -323,8 +329,11 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 		return -EINVAL;
 	}
 	if (c->profile == GEN_PROFILE_TCP) {
-		if ((uint32_t)c->mss * (c->tso > 1 ? c->tso : 1) + GEN_HDRS_TCP - 14 > 65535) {
-			snprintf(err, errlen, "--mss x --tso is over 64 KB");
+		/* a TSO frame is one mbuf: its data room is 16 bits */
+		if ((uint32_t)c->mss * (c->tso > 1 ? c->tso : 1) + GEN_HDRS_TCP +
+		    RTE_PKTMBUF_HEADROOM > UINT16_MAX) {
+			snprintf(err, errlen, "--mss x --tso is over %u bytes",
+				 UINT16_MAX - GEN_HDRS_TCP - RTE_PKTMBUF_HEADROOM);
 			return -EINVAL;
 		}
 	} else if (c->tso > 1 || c->psh_every) {

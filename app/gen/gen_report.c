@@ -9,7 +9,7 @@
 
 struct figures {
 	bool used;
-	uint64_t sent, received, lost, reordered, dups, corrupted;
+	uint64_t sent, received, lost, reordered, dups, corrupted, unsent;
 	double tx_secs, rx_secs, tx_pps, pps, fps, gbps, goodput_gbps;
 };
 
@@ -33,6 +33,7 @@ compute(const struct gen_ctx *ctx, enum gen_dir d, struct figures *f)
 	f->reordered = rx->units_late + rx->units_too_late;
 	f->dups = rx->units_dup;
 	f->corrupted = rx->bad_header + rx->bad_csum + rx->bad_payload + rx->wrong_dir;
+	f->unsent = ds->tx.unsent;
 	f->tx_secs = secs(ctx, ds->tx.first_tsc, ds->tx.last_tsc);
 	f->rx_secs = secs(ctx, rx->first_tsc, rx->last_tsc);
 	f->tx_pps = f->tx_secs > 0 ? (double)ds->tx.units / f->tx_secs : 0;
@@ -66,14 +67,32 @@ json_latency(FILE *out, const struct gen_ctx *ctx, const struct gen_hist *h)
 static bool
 clean(const struct figures *f)
 {
-	return f->lost == 0 && f->reordered == 0 && f->dups == 0 && f->corrupted == 0;
+	return f->lost == 0 && f->reordered == 0 && f->dups == 0 && f->corrupted == 0 &&
+	       f->unsent == 0;
+}
+
+bool
+gen_report_ok(const struct gen_ctx *ctx)
+{
+	bool ok = true, sent = false;
+
+	for (int d = 0; d < GEN_DIR_COUNT; d++) {
+		struct figures f;
+
+		compute(ctx, d, &f);
+		if (!f.used)
+			continue;
+		ok = ok && clean(&f);
+		sent = sent || f.sent > 0;
+	}
+	return ok && sent;
 }
 
 void
 gen_report_json(FILE *out, const struct gen_ctx *ctx, const struct gen_run_info *info)
 {
 	const struct gen_conf *c = &ctx->conf;
-	bool ok = true, first = true;
+	bool first = true;
 
 	fprintf(out, "{\"profile\":\"%s\",\"size\":%u,\"flows\":%u,\"rate\":%.1f,\"burst\":%u,"
 		"\"mss\":%u,\"tso\":%u,\"outstanding\":%u,\"lcores\":%u,\"secs\":%.3f,\"dirs\":{",
@@ -87,10 +106,9 @@ gen_report_json(FILE *out, const struct gen_ctx *ctx, const struct gen_run_info 
 		compute(ctx, d, &f);
 		if (!f.used)
 			continue;
-		ok = ok && clean(&f);
 		fprintf(out, "%s\"%s\":{\"sent\":%" PRIu64 ",\"sent_frames\":%" PRIu64
 			",\"sent_bytes\":%" PRIu64 ",\"refused\":%" PRIu64 ",\"no_mbuf\":%" PRIu64
-			",\"gen_dropped\":%" PRIu64 ",\"received\":%" PRIu64 ",\"frames\":%" PRIu64
+			",\"gen_dropped\":%" PRIu64 ",\"unsent\":%" PRIu64 ",\"received\":%" PRIu64 ",\"frames\":%" PRIu64
 			",\"bytes\":%" PRIu64 ",\"payload\":%" PRIu64 ",\"lost\":%" PRIu64
 			",\"reordered\":%" PRIu64 ",\"too_late\":%" PRIu64 ",\"duplicates\":%" PRIu64
 			",\"corrupted\":%" PRIu64 ",\"corrupt_units\":%" PRIu64 ",\"bad_header\":%" PRIu64
@@ -99,7 +117,7 @@ gen_report_json(FILE *out, const struct gen_ctx *ctx, const struct gen_run_info 
 			",\"rr_timeouts\":%" PRIu64 ",\"tx_secs\":%.6f,\"rx_secs\":%.6f,\"tx_pps\":%.1f"
 			",\"pps\":%.1f,\"frames_ps\":%.1f,\"gbps\":%.4f,\"goodput_gbps\":%.4f,\"latency_us\":",
 			first ? "" : ",", gen_dir_keys[d], f.sent, ds->tx.frames, ds->tx.bytes,
-			ds->tx.refused, ds->tx.no_mbuf, ds->tx.dropped, f.received, rx->frames, rx->bytes,
+			ds->tx.refused, ds->tx.no_mbuf, ds->tx.dropped, f.unsent, f.received, rx->frames, rx->bytes,
 			rx->payload, f.lost, f.reordered, rx->units_too_late, f.dups, f.corrupted,
 			rx->corrupt_units, rx->bad_header, rx->bad_csum, rx->bad_payload, rx->wrong_dir,
 			rx->not_ours, rx->multi_seg, rx->max_frame, rx->rr_timeouts, f.tx_secs,
@@ -122,7 +140,7 @@ gen_report_json(FILE *out, const struct gen_ctx *ctx, const struct gen_run_info 
 		json_latency(out, ctx, &answers->latency);
 		fprintf(out, "}");
 	}
-	fprintf(out, ",\"ok\":%s}\n", ok ? "true" : "false");
+	fprintf(out, ",\"ok\":%s}\n", gen_report_ok(ctx) ? "true" : "false");
 }
 
 static void
@@ -158,9 +176,12 @@ gen_report_text(FILE *out, const struct gen_ctx *ctx, const struct gen_run_info 
 		if (!f.used)
 			continue;
 		fprintf(out, "  %-10s sent %" PRIu64 " %s, received %" PRIu64 ": lost %" PRIu64
-			", reordered %" PRIu64 ", duplicate %" PRIu64 ", corrupted %" PRIu64 "%s\n",
+			", reordered %" PRIu64 ", duplicate %" PRIu64 ", corrupted %" PRIu64,
 			gen_dir_keys[d], f.sent, unit, f.received, f.lost, f.reordered, f.dups,
-			f.corrupted, clean(&f) ? "" : "  <-- not clean");
+			f.corrupted);
+		if (f.unsent)
+			fprintf(out, ", %" PRIu64 " frames the port never took", f.unsent);
+		fprintf(out, "%s\n", clean(&f) ? "" : "  <-- not clean");
 		fprintf(out, "    %.3f Mpps (%.3f M%s/s sent), %.3f Gbit/s", f.pps / 1e6,
 			f.tx_pps / 1e6, unit, f.gbps);
 		if (c->profile == GEN_PROFILE_TCP)

@@ -268,6 +268,8 @@ gen_parse_tcp(const uint8_t *frame, uint32_t len, uint32_t mss, enum gen_csum_hi
 		return v;
 	sport = rte_be_to_cpu_16(th->src_port);
 	out->payload = len - GEN_HDRS_TCP;
+	/* a bad frame still says how many segments it spoiled */
+	out->units = mss && out->payload >= mss ? out->payload / mss : 1;
 	if (th->data_off != 5 << 4 || sport < GEN_FLOW_PORT || sport >= GEN_FLOW_PORT + GEN_MAX_FLOWS ||
 	    (th->tcp_flags & ~(RTE_TCP_PSH_FLAG)) != RTE_TCP_ACK_FLAG)
 		return GEN_BAD_HEADER;
@@ -285,7 +287,6 @@ gen_parse_tcp(const uint8_t *frame, uint32_t len, uint32_t mss, enum gen_csum_hi
 	if (mss == 0 || off % mss != 0 || out->payload % mss != 0 || out->payload == 0)
 		return GEN_BAD_HEADER;
 	out->seq = off / mss;
-	out->units = out->payload / mss;
 	if (!gen_matches((const uint8_t *)(th + 1), stream_key(out->dir, out->flow), off,
 			 out->payload))
 		return GEN_BAD_PAYLOAD;

@@ -15,7 +15,7 @@
 
 #include "vfwd_gen.h"
 
-#define SCRATCH_LEN 65536
+#define SCRATCH_LEN (65535 + 14 + 64) /* the largest IPv4 frame, and some */
 
 void
 gen_conf_defaults(struct gen_conf *c)
@@ -240,8 +240,8 @@ build_frames(struct gen_ctx *ctx, enum gen_dir d, uint8_t kind, uint16_t n, uint
 			ds->tx.dropped++;
 			continue;
 		}
-		if (ds->held != NULL && late == NULL) {
-			/* its successor is in this burst: it goes after it */
+		if (ds->held != NULL && late == NULL && flow == ds->held_flow) {
+			/* its flow's next frame is in this burst: it goes after it */
 			late = ds->held;
 			late_units = ds->held_units;
 			ds->held = NULL;
@@ -249,6 +249,7 @@ build_frames(struct gen_ctx *ctx, enum gen_dir d, uint8_t kind, uint16_t n, uint
 		if (inject_now(ds, INJ_REORDER, c->inject_reorder, flow, seq, units)) {
 			ds->held = m;
 			ds->held_units = units;
+			ds->held_flow = flow;
 			continue;
 		}
 		b->pkts[b->n] = m;
@@ -315,15 +316,23 @@ send_pending(struct gen_ctx *ctx, enum gen_dir d, uint64_t now)
 	return ds->pending_n == 0;
 }
 
+/* what a port would not take in time: counted, so that the run is not clean */
 static void
 drop_unsent(struct gen_dir_state *ds)
 {
 	if (ds->pending_n > 0) {
+		for (uint16_t i = 0; i < ds->pending_n; i++)
+			ds->tx.unsent_units += ds->pending_units[i];
 		rte_pktmbuf_free_bulk(ds->pending, ds->pending_n);
+		ds->tx.unsent += ds->pending_n;
 		ds->pending_n = 0;
 	}
-	rte_pktmbuf_free(ds->held);
-	ds->held = NULL;
+	if (ds->held != NULL) {
+		ds->tx.unsent++;
+		ds->tx.unsent_units += ds->held_units;
+		rte_pktmbuf_free(ds->held);
+		ds->held = NULL;
+	}
 }
 
 static uint16_t
@@ -352,9 +361,11 @@ sending_over(const struct gen_ctx *ctx, const struct gen_dir_state *ds, uint64_t
 
 	if (ctx->quit || now >= ctx->deadline_tsc)
 		return true;
-	if (c->count)
-		return ds->built >= c->count && ds->pending_n == 0 && ds->held == NULL;
-	return now >= ctx->start_tsc + (uint64_t)(c->duration_s * (double)ctx->hz);
+	/* --count, --duration: whichever comes first */
+	if (c->count && ds->built >= c->count)
+		return true;
+	return c->duration_s > 0 &&
+	       now >= ctx->start_tsc + (uint64_t)(c->duration_s * (double)ctx->hz);
 }
 
 /* ---- receiving ---- */
@@ -444,9 +455,14 @@ account(struct gen_ctx *ctx, enum gen_dir d, uint8_t want_kind, struct rte_mbuf 
 		v = GEN_NOT_OURS; /* ours, but not meant to arrive here */
 	if (v == GEN_OK && f->flow >= c->flows)
 		v = GEN_BAD_HEADER;
+	if (v == GEN_NOT_OURS) {
+		/* not sent this way: no units of this direction spoiled */
+		rx->wrong_dir++;
+		return false;
+	}
 	switch (v) {
 	case GEN_OK: break;
-	case GEN_NOT_OURS: rx->wrong_dir++; break;
+	case GEN_NOT_OURS: break;
 	case GEN_BAD_HEADER: rx->bad_header++; break;
 	case GEN_BAD_CSUM: rx->bad_csum++; break;
 	case GEN_BAD_PAYLOAD: rx->bad_payload++; break;
@@ -458,14 +474,16 @@ account(struct gen_ctx *ctx, enum gen_dir d, uint8_t want_kind, struct rte_mbuf 
 	rx->payload += f->payload;
 	if (c->profile == GEN_PROFILE_TCP)
 		f->seq = tcp_unwrap(ds->track[f->flow].next, f->seq, tcp_wrap_units(c->mss));
+	f->new_units = 0;
 	for (uint64_t u = f->seq; u < f->seq + f->units; u++) {
 		switch (gen_track(&ds->track[f->flow], u)) {
-		case GEN_SEEN_NEW: rx->units_new++; break;
-		case GEN_SEEN_LATE: rx->units_new++; rx->units_late++; break;
+		case GEN_SEEN_NEW: f->new_units++; break;
+		case GEN_SEEN_LATE: f->new_units++; rx->units_late++; break;
 		case GEN_SEEN_DUP: rx->units_dup++; break;
-		case GEN_SEEN_TOO_LATE: rx->units_new++; rx->units_too_late++; break;
+		case GEN_SEEN_TOO_LATE: f->new_units++; rx->units_too_late++; break;
 		}
 	}
+	rx->units_new += f->new_units;
 	return true;
 }
 
@@ -478,24 +496,46 @@ struct task_state {
 	uint64_t last_answer;     /* rr client: last response, or first request in flight */
 };
 
-/* true when the task may stop: the deadline passed, or a signal and the
- * port will not take what is left */
+/* True when the sender must stop with frames unsent: the deadline, a
+ * signal, or a port that took nothing for --drain-ms after the end. */
 static bool
 give_up(struct gen_ctx *ctx, struct gen_dir_state *ds, uint64_t now)
 {
-	if (now < ctx->deadline_tsc && !(ctx->quit && ds->pending_n > 0))
+	uint64_t drain = (uint64_t)(ctx->conf.drain_ms * (double)ctx->hz / 1e3);
+	bool left = ds->pending_n > 0 || ds->held != NULL;
+
+	if (now >= ctx->deadline_tsc)
+		ctx->timed_out = true;
+	else if (!(left && (ctx->quit || (ds->over_tsc && now - ds->over_tsc > drain))))
 		return false;
 	drop_unsent(ds);
 	return true;
+}
+
+/* once over, the frame kept back for a reorder goes without a successor */
+static void
+send_held(struct gen_ctx *ctx, enum gen_dir d, uint64_t now)
+{
+	struct gen_dir_state *ds = &ctx->dir[d];
+	struct built b;
+
+	b.pkts[0] = ds->held;
+	b.units[0] = ds->held_units;
+	b.n = 1;
+	ds->held = NULL;
+	send_frames(ctx, d, &b, now);
 }
 
 static void
 do_send(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *st, uint64_t now)
 {
 	struct gen_dir_state *ds = &ctx->dir[t->dir];
+	bool over = sending_over(ctx, ds, now);
 	struct built b;
 	uint16_t n;
 
+	if (over && ds->over_tsc == 0)
+		ds->over_tsc = now;
 	if (give_up(ctx, ds, now)) {
 		ctx->tx_done[t->dir] = true;
 		st->finished = true;
@@ -503,13 +543,9 @@ do_send(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *st, ui
 	}
 	if (!send_pending(ctx, t->dir, now))
 		return;
-	if (sending_over(ctx, ds, now)) {
-		if (ds->held != NULL) { /* a reorder that found no successor */
-			b.pkts[0] = ds->held;
-			b.units[0] = ds->held_units;
-			b.n = 1;
-			ds->held = NULL;
-			send_frames(ctx, t->dir, &b, now);
+	if (over) {
+		if (ds->held != NULL) {
+			send_held(ctx, t->dir, now);
 			return;
 		}
 		ctx->tx_done[t->dir] = true;
@@ -524,10 +560,12 @@ do_send(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *st, ui
 }
 
 static bool
-drained(const struct gen_ctx *ctx, bool sender_done, struct task_state *st, uint64_t now)
+drained(struct gen_ctx *ctx, bool sender_done, struct task_state *st, uint64_t now)
 {
-	if (now >= ctx->deadline_tsc)
+	if (now >= ctx->deadline_tsc) {
+		ctx->timed_out = true;
 		return true;
+	}
 	if (!sender_done)
 		return false;
 	if (st->quiet_since == 0)
@@ -545,17 +583,18 @@ do_recv(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *st, ui
 
 	/* the loop's now may predate what a task on this lcore just sent */
 	uint64_t arrived = n > 0 ? rte_rdtsc() : now;
+	uint64_t ours = ctx->dir[t->dir].rx.frames;
 
 	for (uint16_t i = 0; i < n; i++) {
 		if (account(ctx, t->dir, ctx->conf.profile == GEN_PROFILE_TCP ? 0 : GEN_KIND_UDP,
 			    pkts[i], now, &f) && f.tsc != 0 && f.tsc <= arrived)
 			gen_hist_add(&ctx->dir[t->dir].rx.latency, arrived - f.tsc);
 	}
-	if (n > 0) {
+	if (n > 0)
 		rte_pktmbuf_free_bulk(pkts, n);
-		if (done)
-			st->quiet_since = now;
-	}
+	/* other traffic (a kernel's chatter) does not hold the drain open */
+	if (done && ctx->dir[t->dir].rx.frames != ours)
+		st->quiet_since = now;
 	st->finished = drained(ctx, done, st, now);
 }
 
@@ -591,34 +630,32 @@ do_rr_client(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *s
 		ctx->dir[back].rx.rr_timeouts += st->in_flight;
 		st->in_flight = 0;
 	}
+	over = sending_over(ctx, ds, now);
+	if (over && ds->over_tsc == 0)
+		ds->over_tsc = now;
 	if (give_up(ctx, ds, now)) {
 		ctx->tx_done[t->dir] = true;
 		st->finished = true;
 		return;
 	}
 	before = ds->tx.frames;
-	over = !send_pending(ctx, t->dir, now) || sending_over(ctx, ds, now);
-	if (!over && st->in_flight + ds->pending_n < c->outstanding) {
-		uint16_t want = rate_allows(ctx, ds->built, now,
-					    RTE_MIN(c->burst, c->outstanding - st->in_flight));
+	if (send_pending(ctx, t->dir, now)) {
+		if (over && ds->held != NULL) {
+			send_held(ctx, t->dir, now);
+		} else if (!over && st->in_flight + ds->pending_n < c->outstanding) {
+			uint16_t want = rate_allows(ctx, ds->built, now,
+						    RTE_MIN(c->burst, c->outstanding - st->in_flight));
 
-		if (want > 0) {
-			build_frames(ctx, t->dir, GEN_KIND_RR_REQ, want, now, &b);
-			send_frames(ctx, t->dir, &b, now);
+			if (want > 0) {
+				build_frames(ctx, t->dir, GEN_KIND_RR_REQ, want, now, &b);
+				send_frames(ctx, t->dir, &b, now);
+			}
 		}
 	}
 	if (st->in_flight == 0 && ds->tx.frames > before)
 		st->last_answer = now; /* the timeout runs from the first in flight */
 	st->in_flight += (uint32_t)(ds->tx.frames - before);
-	if (sending_over(ctx, ds, now) && ds->pending_n == 0) {
-		if (ds->held != NULL) {
-			b.pkts[0] = ds->held;
-			b.units[0] = ds->held_units;
-			b.n = 1;
-			ds->held = NULL;
-			send_frames(ctx, t->dir, &b, now);
-			return;
-		}
+	if (over && ds->pending_n == 0 && ds->held == NULL) {
 		ctx->tx_done[t->dir] = true;
 		st->finished = st->in_flight == 0;
 	}
@@ -638,8 +675,9 @@ do_rr_server(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *s
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
-		if (!account(ctx, t->dir, GEN_KIND_RR_REQ, m, now, &f) || m->nb_segs != 1 ||
-		    rte_mbuf_refcnt_read(m) != 1) {
+		/* a duplicate request is counted, not answered again */
+		if (!account(ctx, t->dir, GEN_KIND_RR_REQ, m, now, &f) || f.new_units == 0 ||
+		    m->nb_segs != 1 || rte_mbuf_refcnt_read(m) != 1) {
 			rte_pktmbuf_free(m);
 			continue;
 		}
@@ -663,7 +701,7 @@ do_rr_server(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *s
 		tx->dropped += k - sent;
 		rte_pktmbuf_free_bulk(answers + sent, k - sent);
 	}
-	if (n > 0 && done)
+	if (k > 0 && done)
 		st->quiet_since = now;
 	st->finished = drained(ctx, done, st, now);
 	if (st->finished)

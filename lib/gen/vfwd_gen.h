@@ -55,7 +55,7 @@ extern const char *const gen_profile_names[];
 #define GEN_META_LEN 18u   /* magic 1, kind|dir 1, seq 8, tsc 8 */
 #define GEN_MIN_FRAME (GEN_HDRS_UDP + GEN_META_LEN) /* 64 B on the wire with the FCS */
 #define GEN_FCS_LEN 4u     /* sizes are given as on the wire (RFC 2544); mbufs lack the FCS */
-#define GEN_MAX_FLOWS 65000u
+#define GEN_MAX_FLOWS 64512u /* source ports 1024..65535 */
 #define GEN_FLOW_PORT 1024u
 #define GEN_UDP_PORT 5001u
 #define GEN_RR_PORT 7u
@@ -116,6 +116,7 @@ struct gen_rx_frame {
 	uint32_t units;        /* tcp: payload / mss; udp/rr: 1 */
 	uint64_t tsc;
 	uint32_t payload;
+	uint32_t new_units;    /* set by the receiver: units not seen before */
 };
 
 enum gen_verdict gen_parse_udp(const uint8_t *frame, uint32_t len, enum gen_csum_hint ip_hint,
@@ -186,6 +187,7 @@ struct gen_tx_stats {
 	uint64_t refused;        /* times the port did not take a frame (sent again: no gap) */
 	uint64_t no_mbuf;
 	uint64_t dropped;        /* by the generator: inject_drop, rr answers refused */
+	uint64_t unsent, unsent_units; /* the port took nothing more before the end: not clean */
 	uint64_t first_tsc, last_tsc;
 } __rte_cache_aligned;
 
@@ -212,6 +214,8 @@ struct gen_dir_state {
 	uint16_t pending_n;
 	struct rte_mbuf *held;       /* inject_reorder: the frame waiting for its successor */
 	uint32_t held_units;
+	uint32_t held_flow;
+	uint64_t over_tsc;           /* when the sending ended (count, duration, signal) */
 	uint8_t injected;            /* faults done (each happens once) */
 	/* the receiver's */
 	struct gen_track *track;     /* per flow */
@@ -229,6 +233,7 @@ struct gen_ctx {
 	volatile bool tx_done[GEN_DIR_COUNT];
 	volatile bool quit;             /* a signal: stop sending, drain, report */
 	uint64_t deadline_tsc;          /* start + timeout: everything stops */
+	volatile bool timed_out;        /* some task reached the deadline (only ever set) */
 };
 
 /* one lcore's share of the run */

@@ -117,11 +117,40 @@ def test_injected_faults_tcp_through_gro():
         check(rep["dirs"]["wire_to_vm"]["frames"] < 3000, "GRO merged nothing: %s" % rep)
 
 
+def test_faults_with_many_flows_and_rr():
+    with Env("gen-inj-more") as env:
+        # flows in turn: the reordered unit goes after its own flow's next one
+        rep, final = gen_through_vfwd(env, [], ["--flows", "4", "--count", "3000", "--rate", "50k",
+                                                "--inject", "reorder=700"])
+        x = rep["dirs"]["vm_to_wire"]
+        check(x["reordered"] == 1 and x["lost"] == 0 and x["received"] == 3000,
+              "4 flows, reorder: %s" % x)
+    with Env("gen-inj-last") as env:
+        # the last unit of flow 0 held back has no successor: sent at the end,
+        # the run ends at once (not at --timeout), nothing lost
+        rep, final = gen_through_vfwd(env, [], ["--flows", "4", "--count", "3000", "--rate", "50k",
+                                                "--inject", "reorder=749", "--timeout", "20"],
+                                      timeout=15)
+        x = rep["dirs"]["vm_to_wire"]
+        check(rep["ok"] and x["received"] == 3000 and rep["secs"] < 5, "last unit held: %s" % rep)
+    with Env("gen-inj-rr") as env:
+        # a duplicated request is a duplicate on the way there, not a lost answer
+        rep, final = gen_through_vfwd(env, [], ["--profile", "rr", "--count", "500",
+                                                "--inject", "dup=100"])
+        there, back = rep["dirs"]["vm_to_wire"], rep["dirs"]["wire_to_vm"]
+        check(there["duplicates"] == 1 and there["lost"] == 0, "requests: %s" % there)
+        check(back["duplicates"] == 0 and back["lost"] == 0 and back["received"] == 500,
+              "answers: %s" % back)
+        check(rep["rr"]["transactions"] == 500, "rr: %s" % rep["rr"])
+
+
 def test_bad_options_and_no_forwarder():
     with Env("gen-bad") as env:
         _, gen_vdevs = __import__("vfwdtest").gen_topology(env)
         for args, msg in ((["--size", "20"], "--size"), (["--profile", "rr", "--dir", "both"], "rr"),
-                          (["--inject", "explode=1"], "--inject"), (["--tso", "2"], "tcp")):
+                          (["--inject", "explode=1"], "--inject"), (["--tso", "2"], "tcp"),
+                          (["--flows", "64513"], "--flows"),
+                          (["--profile", "tcp", "--mss", "8000", "--tso", "9"], "--mss")):
             g = env.gen(gen_vdevs[:1] + ["net_null0"], args, name="bad%d" % len(env.procs))
             check(g.wait(30) == 2 and msg in g.err(), "%s: rc %s, %s" % (args, g.p.returncode,
                                                                     g.err()[-400:]))

@@ -45,7 +45,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
 import vfwdtest  # noqa: E402
-from vfwdtest import Env, check, gen_topology, ncpus, thread_cpu_ticks  # noqa: E402
+from vfwdtest import Env, TestFailure, check, gen_topology, ncpus, thread_cpu_ticks  # noqa: E402
 
 ROOT = vfwdtest.ROOT
 SCENARIOS = os.path.join(ROOT, "config", "perf")
@@ -443,7 +443,7 @@ def cell_metrics(s):
 def markdown(scens, cellmap, agg, args, notes):
     lines = ["# dpdk-vfwd perf runs", "",
              "Machine: %s. Cells of %g s, %d rounds interleaved; median (min-max) of the rounds."
-             % (machine_label(), args.secs, args.rounds),
+             % (args.machine, args.secs, args.rounds),
              "Reproduce: `%s`" % " ".join(["test/perf/perf.py"] + args.argv), ""]
     for s in scens:
         sid = s["id"]
@@ -530,7 +530,7 @@ def plot(s, cellmap, agg, outdir):
             for x, *_ in pts:
                 if x not in xs:
                     xs.append(x)
-        numeric = all(isinstance(x, (int, float)) for x in xs)
+        numeric = all(isinstance(x, (int, float)) for x in xs) and not p.get("categorical")
         with open(base + ".dat", "w") as f:
             for label, pts in series.items():
                 f.write("# %s\n" % label)
@@ -589,6 +589,71 @@ def write_csv(path, scens, cellmap, agg):
                 w.writerow(row)
 
 
+def plan(scens, baselines, have_ovs, why, ncpu):
+    """{scenario: [cells]} and {scenario: [notes]}, saying loudly when
+    there are too few CPUs"""
+    cellmap, notes = {}, {}
+    for s in scens:
+        cs = cells(s, baselines)
+        if not have_ovs and any(c["fwd"] == "ovs" for c in cs):
+            notes.setdefault(s["id"], []).append("OVS-DPDK left out: %s" % why)
+            cs = [c for c in cs if c["fwd"] != "ovs"]
+        cellmap[s["id"]] = cs
+        need = 1 + max(pipeline_lcores(c["vfwd_args"]) for c in cs)
+        if need > ncpu:
+            msg = ("WARNING: %s needs %d CPUs (the generator + %d polling lcores), this "
+                   "machine has %d: lcores share CPUs and those cells understate what "
+                   "they would do" % (s["id"], need, need - 1, ncpu))
+            log(msg)
+            notes.setdefault(s["id"], []).append(msg)
+    return cellmap, notes
+
+
+def write_outputs(out, scens, cellmap, runs, raw, args, notes):
+    agg = aggregate(runs)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({"machine": args.machine, "args": {k: v for k, v in vars(args).items()
+                                                     if k != "machine"},
+                   "scenarios": scens, "cellmap": cellmap, "notes": notes,
+                   "aggregate": agg, "runs": raw}, f, indent=1, default=str)
+    write_csv(os.path.join(out, "results.csv"), scens, cellmap, agg)
+    for s in scens:
+        plot(s, cellmap, agg, out)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(markdown(scens, cellmap, agg, args, notes))
+
+
+def replot(args):
+    """The tables and plots of an earlier run again (e.g. after editing a
+    scenario's [report]), from its results.json."""
+    path = os.path.join(args.replot, "results.json")
+    with open(path) as f:
+        res = json.load(f)
+    scens = []
+    for old in res["scenarios"]:
+        try:  # the scenario's current [report], if it still exists
+            s = load_scenario(old["id"])
+            old["report"] = s.get("report", old.get("report", {}))
+        except (OSError, TestFailure):
+            pass
+        scens.append(old)
+    runs = {}
+    for r in res["runs"]:
+        if "metrics" in r:
+            runs.setdefault(r["cell"], []).append({"metrics": r["metrics"]})
+    for k in ("secs", "rounds", "argv"):
+        setattr(args, k, res["args"][k])
+    args.machine = res["machine"]
+    if "cellmap" in res:
+        cellmap, notes = res["cellmap"], res.get("notes", {})
+    else:  # written before cellmap was kept: the cells that ran
+        cellmap, notes = plan(scens, True, True, "", int(res["machine"].split()[0]))
+        cellmap = {k: [c for c in v if cell_key(c) in runs] for k, v in cellmap.items()}
+    write_outputs(args.replot, scens, cellmap, runs, res["runs"], args, notes)
+    log("tables and plots again in %s" % args.replot)
+    return 0
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -599,8 +664,12 @@ def main(argv=None):
     ap.add_argument("--out", default=None, help="results folder (results/perf-<time>)")
     ap.add_argument("--no-baselines", action="store_true")
     ap.add_argument("--list", action="store_true", help="list the cells and exit")
+    ap.add_argument("--replot", metavar="DIR",
+                    help="no runs: tables and plots again from DIR/results.json into DIR")
     args = ap.parse_args(argv)
     args.argv = argv
+    if args.replot:
+        return replot(args)
     ids = sorted(os.path.splitext(f)[0] for f in os.listdir(SCENARIOS) if f.endswith(".toml"))
     if args.scenarios != "all":
         want = args.scenarios.split(",")
@@ -616,26 +685,14 @@ def main(argv=None):
         have_ovs, why = ovs.available()
     except ImportError as e:
         have_ovs, why = False, str(e)
-    cellmap, notes = {}, {}
     cpus = sorted(os.sched_getaffinity(0))
-    for s in scens:
-        cs = cells(s, not args.no_baselines)
-        if not have_ovs and any(c["fwd"] == "ovs" for c in cs):
-            notes.setdefault(s["id"], []).append("OVS-DPDK left out: %s" % why)
-            cs = [c for c in cs if c["fwd"] != "ovs"]
-        cellmap[s["id"]] = cs
-        need = 1 + max(pipeline_lcores(c["vfwd_args"]) for c in cs)
-        if need > len(cpus):
-            msg = ("WARNING: %s needs %d CPUs (the generator + %d polling lcores), this "
-                   "machine has %d: lcores share CPUs and those cells understate what "
-                   "they would do" % (s["id"], need, need - 1, len(cpus)))
-            log(msg)
-            notes.setdefault(s["id"], []).append(msg)
+    cellmap, notes = plan(scens, not args.no_baselines, have_ovs, why, len(cpus))
     order = [c for s in scens for c in cellmap[s["id"]]]
     if args.list:
         for c in order:
             log(cell_key(c))
         return 0
+    args.machine = machine_label()
     out = args.out or os.path.join(ROOT, "results",
                                    "perf-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     os.makedirs(out, exist_ok=True)
@@ -660,15 +717,7 @@ def main(argv=None):
                 "%s=%s" % (k2, ("%.3g" % v) if isinstance(v, float) else v)
                 for k2, v in m.items() if k2 in ("mpps", "ktps", "cyc_pkt", "cpu_pct", "loss_pct")
                 and v is not None)))
-    agg = aggregate(runs)
-    with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump({"machine": machine_label(), "args": vars(args), "scenarios": scens,
-                   "cells": order, "aggregate": agg, "runs": raw}, f, indent=1, default=str)
-    write_csv(os.path.join(out, "results.csv"), scens, cellmap, agg)
-    for s in scens:
-        plot(s, cellmap, agg, out)
-    with open(os.path.join(out, "results.md"), "w") as f:
-        f.write(markdown(scens, cellmap, agg, args, notes))
+    write_outputs(out, scens, cellmap, runs, raw, args, notes)
     failed = sum(1 for x in raw if "error" in x)
     log("done in %.0f s: %s (%d of %d runs failed)" % (time.monotonic() - t_start, out, failed,
                                                      len(raw)))
