@@ -138,7 +138,8 @@ def cells(s, baselines=True):
         point = dict(zip(keys, combo))
         for name, fwd, knobs in variants(s, baselines):
             out.append({"scenario": s["id"], "point": point, "variant": name, "fwd": fwd,
-                        "knobs": knobs, "vfwd_args": knob_args(knobs)})
+                        "knobs": knobs, "vfwd_args": knob_args(knobs),
+                        "vm_ring": s.get("vm_ring")})
     return out
 
 
@@ -238,6 +239,10 @@ class Forwarder:
     def __init__(self, env, cell, cpus, tso):
         self.env, self.cell, self.kind = env, cell, cell["fwd"]
         fwd_vdevs, self.gen_vdevs = gen_topology(env, tso)
+        if cell.get("vm_ring"):
+            # the guest's ring: merged GRO frames need room (QEMU's
+            # rx_queue_size; virtio-user's default is 256)
+            self.gen_vdevs[0] += ",queue_size=%d" % cell["vm_ring"]
         workers = [cpus[1 + i % (len(cpus) - 1)] if len(cpus) > 1 else cpus[0]
                    for i in range(pipeline_lcores(cell["vfwd_args"]))]
         lcores = "0@%d," % cpus[0] + ",".join("%d@%d" % (i + 1, c) for i, c in enumerate(workers))
