@@ -95,23 +95,19 @@ gen_ctx_free(struct gen_ctx *ctx)
 unsigned int
 gen_tasks(const struct gen_conf *c, struct gen_task *tasks)
 {
+	/* senders (rr: the asking side) first, then the far sides */
+	static const enum gen_task_kind kinds[2][2] = {
+		{GEN_TASK_SEND, GEN_TASK_RECV}, {GEN_TASK_RR_CLIENT, GEN_TASK_RR_SERVER},
+	};
+	bool rr = c->profile == GEN_PROFILE_RR;
 	unsigned int n = 0;
 
-	for (int d = 0; d < GEN_DIR_COUNT; d++) {
-		if (!c->dir_on[d])
-			continue;
-		if (c->profile == GEN_PROFILE_RR)
-			tasks[n++] = (struct gen_task){GEN_TASK_RR_CLIENT, d, gen_src_side(d)};
-		else
-			tasks[n++] = (struct gen_task){GEN_TASK_SEND, d, gen_src_side(d)};
-	}
-	for (int d = 0; d < GEN_DIR_COUNT; d++) {
-		if (!c->dir_on[d])
-			continue;
-		if (c->profile == GEN_PROFILE_RR)
-			tasks[n++] = (struct gen_task){GEN_TASK_RR_SERVER, d, gen_dst_side(d)};
-		else
-			tasks[n++] = (struct gen_task){GEN_TASK_RECV, d, gen_dst_side(d)};
+	for (int far = 0; far < 2; far++) {
+		for (int d = 0; d < GEN_DIR_COUNT; d++) {
+			if (c->dir_on[d])
+				tasks[n++] = (struct gen_task){kinds[rr][far], d,
+							       far ? gen_dst_side(d) : gen_src_side(d)};
+		}
 	}
 	return n;
 }
