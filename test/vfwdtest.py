@@ -11,6 +11,7 @@ import pty
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import tempfile
 import threading
@@ -35,6 +36,16 @@ def check(cond, msg):
 
 def ncpus():
     return len(os.sched_getaffinity(0))
+
+
+def inet_csum(data):
+    """The Internet checksum (RFC 1071) of bytes, for crafting frames."""
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
 
 
 def thread_cpu_ticks(pid, prefix="rte-worker"):

@@ -492,19 +492,29 @@ struct task_state {
 	uint64_t last_answer;     /* rr client: last response, or first request in flight */
 };
 
-/* True when the sender must stop with frames unsent: the deadline, a
- * signal, or a port that took nothing for --drain-ms after the end. */
+/* A sender's turn begins here: whether its sending is over (and since
+ * when), and whether it must stop with frames unsent: the deadline, a
+ * signal, or a port that took nothing for --drain-ms after the end. Then
+ * the task is finished. */
 static bool
-give_up(struct gen_ctx *ctx, struct gen_dir_state *ds, uint64_t now)
+give_up(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *st, uint64_t now,
+	bool *over)
 {
+	struct gen_dir_state *ds = &ctx->dir[t->dir];
 	uint64_t drain = (uint64_t)(ctx->conf.drain_ms * (double)ctx->hz / 1e3);
-	bool left = ds->pending_n > 0 || ds->held != NULL;
+	bool left;
 
+	*over = sending_over(ctx, ds, now);
+	if (*over && ds->over_tsc == 0)
+		ds->over_tsc = now;
+	left = ds->pending_n > 0 || ds->held != NULL;
 	if (now >= ctx->deadline_tsc)
 		ctx->timed_out = true;
 	else if (!(left && (ctx->quit || (ds->over_tsc && now - ds->over_tsc > drain))))
 		return false;
 	drop_unsent(ds);
+	ctx->tx_done[t->dir] = true;
+	st->finished = true;
 	return true;
 }
 
@@ -526,18 +536,11 @@ static void
 do_send(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *st, uint64_t now)
 {
 	struct gen_dir_state *ds = &ctx->dir[t->dir];
-	bool over = sending_over(ctx, ds, now);
 	struct built b;
 	uint16_t n;
+	bool over;
 
-	if (over && ds->over_tsc == 0)
-		ds->over_tsc = now;
-	if (give_up(ctx, ds, now)) {
-		ctx->tx_done[t->dir] = true;
-		st->finished = true;
-		return;
-	}
-	if (!send_pending(ctx, t->dir, now))
+	if (give_up(ctx, t, st, now, &over) || !send_pending(ctx, t->dir, now))
 		return;
 	if (over) {
 		if (ds->held != NULL) {
@@ -626,14 +629,8 @@ do_rr_client(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *s
 		ctx->dir[back].rx.rr_timeouts += st->in_flight;
 		st->in_flight = 0;
 	}
-	over = sending_over(ctx, ds, now);
-	if (over && ds->over_tsc == 0)
-		ds->over_tsc = now;
-	if (give_up(ctx, ds, now)) {
-		ctx->tx_done[t->dir] = true;
-		st->finished = true;
+	if (give_up(ctx, t, st, now, &over))
 		return;
-	}
 	before = ds->tx.frames;
 	if (send_pending(ctx, t->dir, now)) {
 		if (over && ds->held != NULL) {

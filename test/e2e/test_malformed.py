@@ -13,25 +13,16 @@ interleaved with them so that GRO holds packets when a bad one comes.
 import re
 import struct
 
-from vfwdtest import Env, check, dir_stats
+from vfwdtest import Env, check, dir_stats, inet_csum
 
 SRC, DST = bytes([192, 0, 2, 1]), bytes([192, 0, 2, 2])
 ETH = b"\x02\0\0\0\0\x02" + b"\x02\0\0\0\0\x01"
 
 
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-
-
 def tcp_seg(seq, payload=b"x" * 100, sport=1000, flags=0x10, doff=5, opts=b""):
     tcp = struct.pack("!HHIIBBHHH", sport, 80, seq, 1, doff << 4, flags, 65535, 0, 0) + opts
     pseudo = SRC + DST + struct.pack("!BBH", 0, 6, len(tcp) + len(payload))
-    c = csum(pseudo + tcp + payload)
+    c = inet_csum(pseudo + tcp + payload)
     return tcp[:16] + struct.pack("!H", c) + tcp[18:] + payload
 
 
@@ -40,7 +31,7 @@ def ipv4(l4, proto=6, ihl=5, total=None, frag=0x4000, ver=4, opts=b"", ident=1):
     total = 20 + len(opts) + len(l4) if total is None else total
     ip = struct.pack("!BBHHHBBH4s4s", (ver << 4) | (ihl & 0xf), 0, total & 0xffff, ident, frag,
                      64, proto, 0, SRC, DST) + opts
-    ip = ip[:10] + struct.pack("!H", csum(ip[:max(hdr_len, 20)])) + ip[12:]
+    ip = ip[:10] + struct.pack("!H", inet_csum(ip[:max(hdr_len, 20)])) + ip[12:]
     return ip + l4
 
 

@@ -16,9 +16,10 @@ from vfwdtest import Env, check, dir_stats, thread_cpu_ticks
 
 def worker_cpu_ticks(pid, lcore=1):
     """utime + stime of the worker thread of lcore (in clock ticks)."""
-    ticks = thread_cpu_ticks(pid, "rte-worker-%d" % lcore)
-    check(ticks, "no worker thread for lcore %d in %d" % (lcore, pid))
-    return sum(ticks.values())
+    name = "rte-worker-%d" % lcore
+    ticks = thread_cpu_ticks(pid, name)
+    check(name in ticks, "no worker thread for lcore %d in %d" % (lcore, pid))
+    return ticks[name]  # that one: rte-worker-1 is also a prefix of rte-worker-10
 
 
 def cpu_share(pid, secs=3.0):

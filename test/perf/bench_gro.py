@@ -22,19 +22,10 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from vfwdtest import Env, check  # noqa: E402
+from vfwdtest import Env, check, inet_csum  # noqa: E402
 
 MSS = 1448
 HDRS = 14 + 20 + 20
-
-
-def checksum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
 
 
 def segment(flow, seq, ip_id):
@@ -43,9 +34,9 @@ def segment(flow, seq, ip_id):
     sport = 1024 + (flow & 0xff)
     tcp = struct.pack("!HHIIBBHHH", sport, 5201, seq, 1, 5 << 4, 0x10, 65535, 0, 0)
     pseudo = struct.pack("!IIBBH", src, dst, 0, 6, len(tcp) + MSS)
-    tcp = tcp[:16] + struct.pack("!H", checksum(pseudo + tcp + payload)) + tcp[18:]
+    tcp = tcp[:16] + struct.pack("!H", inet_csum(pseudo + tcp + payload)) + tcp[18:]
     ip = struct.pack("!BBHHHBBHII", 0x45, 0, 20 + len(tcp) + MSS, ip_id, 0x4000, 64, 6, 0, src, dst)
-    ip = ip[:10] + struct.pack("!H", checksum(ip)) + ip[12:]
+    ip = ip[:10] + struct.pack("!H", inet_csum(ip)) + ip[12:]
     eth = b"\x02\0\0\0\0\x02" + b"\x02\0\0\0\0\x01" + b"\x08\x00"
     return eth + ip + tcp + payload
 
