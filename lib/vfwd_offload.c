@@ -16,21 +16,76 @@
 
 /* ------------------------------------------------------------- typing */
 
+/* IPv6 extension headers walked before giving up (the kernel's
+ * ipv6_skip_exthdr has no bound; ours keeps a crafted chain cheap). */
+#define IPV6_EXT_MAX 8
+
+/* Walk the IPv6 extension headers vfwd knows (hop-by-hop, routing,
+ * destination options) from *off, the byte after the fixed header, with
+ * *proto its next-header field, reading nothing at or beyond end. On
+ * return *proto is the first other header's type (a fragment header, 44,
+ * included) and *off its offset; *dst_off is the offset of the final
+ * destination (unchanged unless a routing header has segments left: types
+ * 0, 2 and 4 name it, RFC 8200 8.1). Returns 0, or -1 when a header runs
+ * beyond end, the chain is longer than IPV6_EXT_MAX, or a routing header
+ * of another type has segments left (a router would discard it). */
+static int
+ipv6_skip_ext(const uint8_t *p, uint32_t end, uint32_t *off, uint8_t *proto, uint32_t *dst_off)
+{
+	for (unsigned int i = 0;; i++) {
+		uint32_t o = *off, len;
+
+		if (*proto != IPPROTO_HOPOPTS && *proto != IPPROTO_ROUTING &&
+		    *proto != IPPROTO_DSTOPTS)
+			return 0;
+		if (i == IPV6_EXT_MAX || o + 8 > end)
+			return -1;
+		len = (p[o + 1] + 1u) * 8;
+		if (o + len > end)
+			return -1;
+		if (*proto == IPPROTO_ROUTING && p[o + 3] != 0) {
+			/* segments left: the pseudo-header takes the last hop */
+			uint8_t type = p[o + 2], n = p[o + 1] / 2; /* 16-byte addresses */
+
+			if (n == 0 || (type != 0 && type != 2 && type != 4))
+				return -1;
+			/* type 0: the last address of the list; type 2: the
+			 * home address; type 4 (SRH): segment list[0] */
+			*dst_off = o + 8 + (type == 0 ? 16u * (n - 1) : 0);
+		}
+		*proto = p[o];
+		*off = o + len;
+	}
+}
+
 enum vfwd_parse
 vfwd_parse(struct rte_mbuf *m)
 {
 	const uint32_t seg_len = rte_pktmbuf_data_len(m);
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint32_t l2 = sizeof(struct rte_ether_hdr);
-	uint32_t l3, l4, ip_end;
+	uint32_t l2 = sizeof(struct rte_ether_hdr), l3, l4, ip_end, tags = 0;
+	uint32_t ptype;
 	uint16_t ether_type;
 	uint8_t proto;
 	bool v4;
 
-	if (seg_len < l2 + sizeof(struct rte_ipv4_hdr))
+	if (seg_len < l2)
 		return VFWD_PARSE_OTHER;
 	ether_type = rte_be_to_cpu_16(((const struct rte_ether_hdr *)p)->ether_type);
+	/* 802.1Q and 802.1ad tags, one or two in any order (a guest's VLAN
+	 * sub-interface, QinQ): the IP header follows them */
+	while (ether_type == RTE_ETHER_TYPE_VLAN || ether_type == RTE_ETHER_TYPE_QINQ) {
+		if (tags == 2 || seg_len < l2 + sizeof(struct rte_vlan_hdr))
+			return VFWD_PARSE_OTHER;
+		ether_type = rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(p + l2))->eth_proto);
+		l2 += sizeof(struct rte_vlan_hdr);
+		tags++;
+	}
+	ptype = tags == 0 ? RTE_PTYPE_L2_ETHER :
+		tags == 1 ? RTE_PTYPE_L2_ETHER_VLAN : RTE_PTYPE_L2_ETHER_QINQ;
+	if (seg_len < l2 + sizeof(struct rte_ipv4_hdr))
+		return VFWD_PARSE_OTHER;
 	if (ether_type == RTE_ETHER_TYPE_IPV4) {
 		const struct rte_ipv4_hdr *ip = (const void *)(p + l2);
 
@@ -47,21 +102,26 @@ vfwd_parse(struct rte_mbuf *m)
 		    (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK))
 			return VFWD_PARSE_OTHER;
 		proto = ip->next_proto_id;
+		ptype |= RTE_PTYPE_L3_IPV4;
 	} else if (ether_type == RTE_ETHER_TYPE_IPV6) {
 		const struct rte_ipv6_hdr *ip = (const void *)(p + l2);
+		uint32_t off = l2 + sizeof(*ip), dst_off = 0;
 
 		v4 = false;
-		l3 = sizeof(*ip);
-		if (l2 + l3 > seg_len)
+		if (off > seg_len)
 			return VFWD_PARSE_OTHER;
 		if ((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)
 			return VFWD_PARSE_BAD;
-		ip_end = l2 + l3 + rte_be_to_cpu_16(ip->payload_len);
+		ip_end = off + rte_be_to_cpu_16(ip->payload_len);
 		if (ip_end > pkt_len)
 			return VFWD_PARSE_BAD;
 		proto = ip->proto;
+		if (ipv6_skip_ext(p, RTE_MIN(seg_len, ip_end), &off, &proto, &dst_off) != 0)
+			return VFWD_PARSE_OTHER;
+		l3 = off - l2;
+		ptype |= l3 == sizeof(*ip) ? RTE_PTYPE_L3_IPV6 : RTE_PTYPE_L3_IPV6_EXT;
 	} else {
-		return VFWD_PARSE_OTHER; /* ARP, VLAN, QinQ, ... */
+		return VFWD_PARSE_OTHER; /* ARP, a third tag, ... */
 	}
 
 	if (proto == IPPROTO_TCP) {
@@ -72,16 +132,16 @@ vfwd_parse(struct rte_mbuf *m)
 		l4 = (th->data_off >> 4) * 4u;
 		if (l4 < sizeof(*th) || l2 + l3 + l4 > ip_end || l2 + l3 + l4 > seg_len)
 			return VFWD_PARSE_BAD;
-		m->packet_type = RTE_PTYPE_L4_TCP;
+		ptype |= RTE_PTYPE_L4_TCP;
 	} else if (proto == IPPROTO_UDP) {
 		l4 = sizeof(struct rte_udp_hdr);
 		if (l2 + l3 + l4 > ip_end || l2 + l3 + l4 > seg_len)
 			return VFWD_PARSE_BAD;
-		m->packet_type = RTE_PTYPE_L4_UDP;
+		ptype |= RTE_PTYPE_L4_UDP;
 	} else {
-		return VFWD_PARSE_OTHER;
+		return VFWD_PARSE_OTHER; /* ICMP, an IPv6 fragment, ... */
 	}
-	m->packet_type |= RTE_PTYPE_L2_ETHER | (v4 ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV6);
+	m->packet_type = ptype;
 	m->l2_len = l2;
 	m->l3_len = l3;
 	m->l4_len = l4;
@@ -105,10 +165,16 @@ gro_classify(struct rte_mbuf *m)
 	const struct rte_ipv4_hdr *ip;
 	const struct rte_tcp_hdr *th;
 
+	if (kind == VFWD_PARSE_BAD)
+		return GRO_BREAKER;
+	if (kind != VFWD_PARSE_TCP4 && kind != VFWD_PARSE_TCP6)
+		return GRO_PASS;
+	/* librte_gro 22.11 takes plain Ethernet only (its key has no VLAN):
+	 * tagged TCP passes beside the runs, never held, so in order */
+	if (m->l2_len != RTE_ETHER_HDR_LEN)
+		return GRO_PASS;
 	if (kind == VFWD_PARSE_TCP6)
 		return GRO_BREAKER; /* not merged in 22.11, but keep it in order */
-	if (kind != VFWD_PARSE_TCP4)
-		return kind == VFWD_PARSE_BAD ? GRO_BREAKER : GRO_PASS;
 	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, m->l2_len);
 	th = rte_pktmbuf_mtod_offset(m, const struct rte_tcp_hdr *, m->l2_len + m->l3_len);
 	if (m->nb_segs != 1 || m->l3_len != sizeof(*ip) || th->tcp_flags != RTE_TCP_ACK_FLAG ||

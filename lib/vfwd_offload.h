@@ -20,7 +20,7 @@ struct vfwd_dir_stats;
 /* ------------------------------------------------------------- typing */
 
 enum vfwd_parse {
-	VFWD_PARSE_OTHER,  /* not TCP/UDP over IPv4/IPv6 without extensions: leave alone */
+	VFWD_PARSE_OTHER,  /* not TCP/UDP over IPv4/IPv6: leave alone */
 	VFWD_PARSE_TCP4,
 	VFWD_PARSE_TCP6,
 	VFWD_PARSE_UDP4,
@@ -32,7 +32,13 @@ enum vfwd_parse {
  * packet_type and l2/l3/l4_len. Reads only bytes inside the packet; headers
  * must sit in the first segment (they do for every PMD we use). An IPv4
  * total length shorter than the frame (Ethernet padding) is fine; longer is
- * BAD. IPv4 fragments, IPv6 extension headers and VLAN tags are OTHER. */
+ * BAD. Up to two VLAN tags (802.1Q 0x8100, 802.1ad 0x88a8, in any order)
+ * are walked, l2_len covering them; so are up to 8 IPv6 hop-by-hop,
+ * routing and destination options headers, l3_len covering them. OTHER:
+ * IPv4 fragments, an IPv6 fragment header, a third tag, truncated tags,
+ * an extension header beyond the frame or the IPv6 payload, a longer
+ * chain, a routing header with segments left of a type other than 0, 2
+ * and 4. */
 enum vfwd_parse vfwd_parse(struct rte_mbuf *m);
 
 /* ---------------------------------------------------------------- GRO */
