@@ -115,16 +115,23 @@ struct vfwd_wire_tx {
 	bool tso_offload;      /* the wire port segments TCP itself (TCP_TSO) */
 	bool ip_cksum_offload; /* ... and computes IPv4 / TCP / UDP checksums */
 	bool l4_cksum_offload;
+	bool multi_seg;        /* the port takes multi-segment mbufs (MULTI_SEGS) */
 	uint16_t max_frame;    /* the wire's MTU + Ethernet header */
-	struct rte_gso_ctx gso;
+	struct rte_gso_ctx gso; /* its pools also serve our segmenter and flattening */
 };
 
 /* Make one guest frame fit the wire: segment a TSO frame (the port's TSO
- * offload, else librte_gso), complete a partial checksum (offload, else
- * software). Writes the packets to send to out[0..room) and returns their
- * count; 0 means m was dropped (freed and counted). room must be at least
+ * offload, else librte_gso for TCP/IPv4, else vfwd's own segmenter:
+ * TCP/IPv6 and the rest), complete a partial checksum (offload, else
+ * software; software behind IPv6 extension headers). Tags and IPv6
+ * extension headers are covered by l2_len / l3_len. For a port without
+ * multi_seg every packet written is a single direct mbuf (chains are
+ * copied into one; what does not fit one mbuf is dropped, oversize).
+ * Writes the packets to send to out[0..room) and returns their count; 0
+ * means m was dropped (freed and counted). room must be at least
  * VFWD_GSO_MAX_SEGS. Frames without RX_LRO or a partial checksum pass as
- * they are, unless longer than max_frame (dropped, oversize). */
+ * they are, unless longer than max_frame (dropped, oversize) or chained
+ * for a single-segment port. */
 uint16_t vfwd_wire_tx_prepare(const struct vfwd_wire_tx *w, struct rte_mbuf *m,
 			      struct rte_mbuf **out, uint16_t room, struct vfwd_dir_stats *st);
 
@@ -137,6 +144,15 @@ vfwd_needs_prep(const struct rte_mbuf *m)
 {
 	return (m->ol_flags & RTE_MBUF_F_RX_LRO) ||
 	       (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_NONE;
+}
+
+/* Whether m must go through vfwd_wire_tx_prepare() for port w: offloads
+ * to finish, longer than the wire takes, or a chain the port cannot take. */
+static inline bool
+vfwd_wire_needs_prep(const struct vfwd_wire_tx *w, const struct rte_mbuf *m)
+{
+	return vfwd_needs_prep(m) || rte_pktmbuf_pkt_len(m) > w->max_frame ||
+	       (!w->multi_seg && m->nb_segs > 1);
 }
 
 #endif /* VFWD_OFFLOAD_H */
