@@ -1058,10 +1058,10 @@ wire(bool tso, bool cksum)
 
 /* A guest TSO frame as net_vhost delivers it: a chain of pool mbufs,
  * RX_LRO, tso_segsz, the TCP checksum holding the pseudo-header sum
- * (NEEDS_CSUM). Pool mbufs, not exact-size heap buffers: segmenting a chain
- * of external-buffer mbufs faulted inside librte_mbuf's free under ASan
- * only (not yet understood; net_vhost gives external buffers only with
- * ext-buffer=1). */
+ * (NEEDS_CSUM). Pool mbufs here; external-buffer chains are cut in
+ * tso_cut_in_software (they go to vfwd's segmenter: librte_gso 22.11
+ * copies the head's EXTERNAL flag into its header segments, whose free
+ * then faults). */
 static struct rte_mbuf *
 guest_tso_frame_flags(uint32_t flow, uint32_t payload, uint16_t mss, uint8_t flags)
 {
