@@ -35,7 +35,9 @@ vfwd_parse_seconds(const char *s, double max, double *out)
 	char *end;
 	double v;
 
-	if (s == NULL || ((*s < '0' || *s > '9') && *s != '.'))
+	/* decimal (an exponent allowed): strtod would also take hex ("0x10") */
+	if (s == NULL || ((*s < '0' || *s > '9') && *s != '.') ||
+	    strspn(s, "0123456789.eE+-") != strlen(s))
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
@@ -131,7 +133,12 @@ get_stats_period(const struct vfwd_options *o, char *buf, size_t len)
 	if (o->stats_period_s == 0)
 		snprintf(buf, len, "off");
 	else
-		snprintf(buf, len, "%g", o->stats_period_s);
+		/* the shortest form that reads back as the same value */
+		for (int prec = 0; prec <= 20; prec++) {
+			snprintf(buf, len, "%.*f", prec, o->stats_period_s);
+			if (strtod(buf, NULL) == o->stats_period_s)
+				break;
+		}
 }
 
 /* "off" or "R:W": R rx lcores feeding W work lcores */

@@ -127,6 +127,37 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* getopt_long takes any unique prefix of a long option, and the knob
+ * options share one value, so "--gro-f 1" would be taken as --gro-flush-us
+ * without a word. Only whole option names are accepted. */
+static int
+check_whole_names(int argc, char **argv, char *err, size_t errlen)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct option *found = NULL;
+		size_t len;
+
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strncmp(a, "--", 2) != 0)
+			continue;
+		len = strcspn(a + 2, "=");
+		for (const struct option *o = long_opts; o->name != NULL; o++) {
+			if (strlen(o->name) == len && strncmp(o->name, a + 2, len) == 0) {
+				found = o;
+				break;
+			}
+		}
+		if (found == NULL)
+			return fail(err, errlen, "unknown option '%.*s' (see --help)", (int)len + 2, a);
+		/* its value is the next argument: skip it, whatever it looks like */
+		if (found->has_arg == required_argument && a[2 + len] != '=')
+			i++;
+	}
+	return 0;
+}
+
 static int
 parse_pair(const char *s, struct vfwd_pair *p)
 {
@@ -193,6 +224,8 @@ vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, siz
 	int opt, idx = -1;
 
 	vfwd_options_defaults(o);
+	if (check_whole_names(argc, argv, err, errlen) != 0)
+		return -EINVAL;
 	optind = 0; /* glibc: full reset, so the parser can run more than once */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":hi", long_opts, &idx)) != -1) {

@@ -19,7 +19,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("VFWD_BUILD", os.path.join(ROOT, "build"))
-VFWD = os.path.join(BUILD, "app", "dpdk-vfwd")
+# VFWD_BIN: the dpdk-vfwd binary under test (the runner's asan-e2e pass
+# points it at build-asan's); the peer, generator and testpmd stay as above
+VFWD = os.environ.get("VFWD_BIN") or os.path.join(BUILD, "app", "dpdk-vfwd")
 PEER = os.path.join(BUILD, "test", "peer", "vfwd-testpeer")
 GEN = os.path.join(BUILD, "app", "gen", "dpdk-vfwd-gen")
 TESTPMD = shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd"
@@ -27,6 +29,22 @@ TESTPMD = shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd"
 
 class TestFailure(AssertionError):
     pass
+
+
+# What AddressSanitizer, LeakSanitizer and UBSan print. Env.cleanup looks
+# for them in each dpdk-vfwd's output and records (test, process, excerpt)
+# here; the runner fails the test for any (test/runner.py).
+SANITIZER_MARKS = ("ERROR: AddressSanitizer", "runtime error:", "LeakSanitizer")
+sanitizer_reports = []
+
+
+def sanitizer_excerpt(text, lines=40):
+    """The first sanitizer report in text (up to lines lines), or None."""
+    at = [text.find(m) for m in SANITIZER_MARKS if m in text]
+    if not at:
+        return None
+    start = text.rfind("\n", 0, min(at)) + 1
+    return "\n".join(text[start:].splitlines()[:lines])
 
 
 def check(cond, msg):
@@ -163,6 +181,7 @@ class PtyProc:
     def __init__(self, env, name, argv):
         self.env = env
         self.name = name
+        self.argv = argv
         master, slave = pty.openpty()
         self.master = master
         self.p = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave,
@@ -331,6 +350,14 @@ class Env:
             p._err.close()
             if isinstance(p, PtyProc):
                 os.close(p.master)
+        for p in self.procs:
+            if VFWD in p.argv:
+                try:
+                    found = sanitizer_excerpt(p.screen() if isinstance(p, PtyProc) else p.err())
+                except OSError:
+                    found = None
+                if found:
+                    sanitizer_reports.append((self.name, p.name, found))
         for ns in self.netns:
             subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
         for pfx in self.prefixes:

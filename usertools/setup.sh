@@ -47,14 +47,22 @@ if [ ! -f build/build.ninja ]; then
 	meson setup build >/dev/null
 fi
 ninja -C build >/dev/null
-# The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer
-# (what test/run.sh runs as asan/...); skip with VFWD_NO_ASAN=1.
+# The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer,
+# and a dpdk-vfwd built so (what test/run.sh runs as asan/... and
+# asan-e2e/...); leave out with VFWD_NO_ASAN=1 (the runner then skips them,
+# in CI too).
 if [ -z "${VFWD_NO_ASAN:-}" ]; then
 	if [ ! -f build-asan/build.ninja ]; then
 		meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
 			-Dbuildtype=debugoptimized >/dev/null
 	fi
 	ninja -C build-asan >/dev/null
+	if [ ! -x build-asan/app/dpdk-vfwd ]; then
+		echo "setup: build-asan has no app/dpdk-vfwd" >&2
+		exit 1
+	fi
+else
+	echo "setup: VFWD_NO_ASAN set: no build-asan, asan/ and asan-e2e/ tests skip"
 fi
 # The libFuzzer targets (clang; test/run.sh runs each for VFWD_FUZZ_SECS);
 # skip with VFWD_NO_FUZZ=1.
@@ -64,5 +72,7 @@ if [ -z "${VFWD_NO_FUZZ:-}" ]; then
 			-Db_lundef=false -Dbuildtype=debugoptimized >/dev/null
 	fi
 	ninja -C build-fuzz >/dev/null
+else
+	echo "setup: VFWD_NO_FUZZ set: no build-fuzz, fuzz/ tests skip"
 fi
 echo "setup: built build/app/dpdk-vfwd; $(grep HugePages_Free /proc/meminfo | tr -s ' ')"

@@ -7,10 +7,16 @@ end of --duration."""
 import os
 import re
 import subprocess
+import time
 
 from vfwdtest import VFWD, Env, Proc, check, dir_stats
 
 COUNT = 20000
+
+
+def tap_rx_packets(tap):
+    with open("/sys/class/net/%s/statistics/rx_packets" % tap) as f:
+        return int(f.read())
 
 
 def test_embedded_default():
@@ -31,16 +37,25 @@ def test_embedded_default():
         tap = m.group(1)
         check(subprocess.run(["ip", "link", "show", tap], capture_output=True).returncode == 0,
               "tap %s not there" % tap)
+        # the kernel counts what the tap hands it: the receiving side
+        tap_rx0 = tap_rx_packets(tap)
         peer = env.peer(["net_virtio_user0,path=" + sock],
                         ["--tx-port", "0", "--count", str(COUNT), "--timeout", "20"])
         check(peer.wait(30) == 0, "peer failed: " + peer.err()[-800:])
         check(peer.last_json()["tx"] == COUNT, "peer did not send all")
+        time.sleep(0.5)
+        tap_rx = tap_rx_packets(tap) - tap_rx0
+        check(vf.p.poll() is None, "vfwd ended before the check: raise --duration")
         rc = vf.wait(30)
         check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
         final = vf.last_json()
         d = dir_stats(final, "vm_to_wire")
         check(d["rx_pkts"] == COUNT, "vfwd got %d of %d" % (d["rx_pkts"], COUNT))
         check(d["rx_pkts"] == d["tx_pkts"] + d["drops"], "rx != tx + drops: %s" % d)
+        # all arrive: nothing dropped on the way, and the tap's kernel side
+        # received every one of them
+        check(d["drops"] == 0, "vfwd dropped %d toward the tap: %s" % (d["drops"], d))
+        check(tap_rx == COUNT, "the tap's kernel side received %d of %d frames" % (tap_rx, COUNT))
         check(not os.path.exists(sock), "socket left behind")
         check(subprocess.run(["ip", "link", "show", tap], capture_output=True).returncode != 0,
               "tap left behind")

@@ -39,8 +39,16 @@ def forward(direction, size):
               "vfwd rx %d != tx %d + drops %d" % (d["rx_pkts"], d["tx_pkts"], d["drops"]))
         check(d["drops"] == d["drop_tx_full"] + d["drop_peer_down"], "drop causes do not add up")
         check(got["rx"] == d["tx_pkts"], "peer got %d, vfwd sent %d" % (got["rx"], d["tx_pkts"]))
+        # the receiving side's loss is what vfwd counted as dropped. Some
+        # loss is fair (the peer sends and drains on one CPU: its rx ring
+        # can fill; 0-0.4% here, up to 9% under ASan), a broken path is not
+        check(got["tx"] - got["rx"] == d["drops"], "peer sent %d, got %d; vfwd counted %d drops"
+              % (got["tx"], got["rx"], d["drops"]))
+        check(d["drops"] <= COUNT // 5, "%d of %d dropped" % (d["drops"], COUNT))
         check(got["rx_bad"] == 0 and got["rx_dup"] == 0, "corrupt or duplicate: %s" % got)
         check(got["rx_reorder"] == 0, "reordered: %s" % got)
+        print("     %d sent, %d arrived, %d dropped (%s)" % (got["tx"], got["rx"], d["drops"],
+              {k: v for k, v in d.items() if k.startswith("drop_") and v}))
         check(d["rx_bytes"] == COUNT * size, "rx bytes %d" % d["rx_bytes"])
         check(got["rx_bytes"] == d["tx_bytes"], "bytes out %d != bytes delivered %d"
               % (d["tx_bytes"], got["rx_bytes"]))
@@ -49,11 +57,13 @@ def forward(direction, size):
         check(other["rx_pkts"] == 0, "unexpected traffic the other way: %s" % other)
         check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
               "mbufs leaked: %s" % final["mempool"])
-        # cycles per packet are over packets sent on
+        # cycles per packet are over the packets that arrived (the peer's
+        # count), not over what vfwd took in
         tot = final["total"]
-        if tot["tx_pkts"]:
-            check(abs(tot["cycles_per_pkt"] - tot["busy_tsc"] / tot["tx_pkts"]) < 0.01 * tot["cycles_per_pkt"] + 0.01,
-                  "cycles/pkt %s" % tot)
+        check(got["rx"] > 0 and abs(tot["cycles_per_pkt"] - tot["busy_tsc"] / got["rx"]) <
+              0.01 * tot["cycles_per_pkt"] + 0.01,
+              "cycles/pkt %s, busy %d / %d delivered" % (tot["cycles_per_pkt"], tot["busy_tsc"],
+                                                         got["rx"]))
         # periodic reports came out as JSON, each with both directions
         reports = vf.json_lines()
         check(len(reports) >= 2, "no periodic reports")

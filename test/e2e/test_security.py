@@ -64,7 +64,7 @@ def test_default_socket_not_replaced_unless_stale_and_ours():
         with open(path, "w") as f:
             f.write("not a socket\n")
         r = subprocess.run(argv, capture_output=True, text=True, timeout=30)
-        check(r.returncode != 0 and "not a socket" in r.stderr, r.stderr[-500:])
+        check(r.returncode == 1 and "not a socket" in r.stderr, "rc %d: %s" % (r.returncode, r.stderr[-500:]))
         check(os.path.isfile(path), "a regular file was removed")
         os.unlink(path)
 
@@ -73,7 +73,7 @@ def test_default_socket_not_replaced_unless_stale_and_ours():
         s.close()  # a stale socket, but someone else's
         os.chown(path, pwd.getpwnam("nobody").pw_uid, -1)
         r = subprocess.run(argv, capture_output=True, text=True, timeout=30)
-        check(r.returncode != 0 and "belongs to uid" in r.stderr, r.stderr[-500:])
+        check(r.returncode == 1 and "belongs to uid" in r.stderr, "rc %d: %s" % (r.returncode, r.stderr[-500:]))
         check(os.path.exists(path), "someone else's socket was removed")
         os.unlink(path)
 

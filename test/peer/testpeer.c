@@ -2,19 +2,67 @@
  *
  * vfwd-testpeer: the far ends of a forwarder under test, in one process on
  * one lcore. Sends sequence-numbered UDP frames on one port and checks what
- * arrives on another: count, size, every payload byte, duplicates, order.
- * Prints one JSON object at the end.
+ * arrives on another: count, size, every byte of every frame, duplicates,
+ * order. Prints one JSON object at the end.
  *
  *   vfwd-testpeer [EAL] -- [--tx-port P] [--rx-port P] [--count N]
  *                 [--size BYTES] [--duration S] [--idle-ms MS] [--timeout S]
+ *                 [--rate PPS] [--seq-base N] [--any-size] [--dump FILE] [--paused]
  *                 [--linger] [--tcp [--flows F] [--mss M] [--tso N]]
- *                 [--lro] [--verify-csum] [--bad-hdr]
+ *                 [--lro] [--verify-csum] [--bad-hdr] [--queues N]
  *
- * --count 0 sends until --duration or a signal. The run ends when all was
- * sent and nothing arrived for --idle-ms, or at --timeout. With --linger
- * the ports stay open after the report until a signal: the memif PMD of
- * DPDK 22.11 unmaps its regions on disconnect without waiting for the other
- * side's data path, so tests stop the forwarder before its memif peer.
+ * UDP frames (the default): 02:00:00:00:00:01 -> 02:00:00:00:00:02, IPv4
+ * 198.18.0.1 -> 198.18.0.2 (TTL 64, id 0, no flags, a valid header
+ * checksum), UDP 9 -> 9 with a real checksum, then the payload: a magic,
+ * the 64-bit sequence number (--seq-base, then +1 a frame) and a pattern
+ * of the sequence number. The receiver checks all of it: Ethernet
+ * addresses and type, every IPv4 header field and the checksum, the UDP
+ * ports, length and checksum (0 is refused), the magic, the sequence
+ * number (with --count, within [--seq-base, --seq-base + --count)) and
+ * every payload byte; the frame's length must be --size, or with
+ * --any-size any length the IPv4 and UDP lengths agree with. A frame that
+ * fails any of these is rx_bad (rx_bad_why says where it failed first), so
+ * one flipped byte anywhere in a frame counts. A frame that carries
+ * neither the magic nor the IPv4 addresses and protocol of ours is not
+ * ours (rx_other: a kernel's IPv6 chatter on a tap, net_null's frames); a
+ * frame with either is ours, good or bad. Frames of another peer (another
+ * --seq-base) are ours too: peers on both sides check each other.
+ *
+ * --rate paces the sending (frames per second, 0: as fast as the port
+ * takes them); a paced peer sleeps 50 us whenever it found nothing to
+ * send or receive, so that peers sharing a CPU do not starve each other's
+ * rings (a busy-polling one holds the CPU for whole time slices). SIGUSR2
+ * pauses the sending and the next one resumes it (stderr says "paused, N
+ * sent" and "sending" once done; --paused: start paused); the rate's clock
+ * restarts at a resume and --duration runs on.
+ * --dump writes every frame received (ours or not, a GSO frame whole) to
+ * FILE as pcap, for a test to compare bytes.
+ *
+ * The run starts when every port's link is up (a memif port connects some
+ * milliseconds after it started; what was sent before would be lost), at
+ * most --timeout after the ports started; "ready" on stderr then.
+ *
+ * How a run ends, and the exit status:
+ *  - sending ends after --count frames (0: no limit), at --duration, or at
+ *    SIGUSR1 ("stop sending now"); then the peer drains: it ends after
+ *    --idle-ms without one of its own frames (a sequence number it sent;
+ *    with --tcp any of its segments) arriving. Others' frames and foreign
+ *    ones do not hold it. A send-only peer waits out --idle-ms too.
+ *  - a receive-only peer (no --tx-port) with --duration ends at the
+ *    duration; without one, after --idle-ms without a frame of ours.
+ *  - SIGINT/SIGTERM end the run at once (on purpose): status 0.
+ *  Status 0: the run ended in one of these ways (whatever was lost: the
+ *  JSON says, the test decides). Status 4: --timeout (counted from the
+ *  start of the run) came first: sending was not finished (--count not
+ *  reached, --duration not over) or its own frames were still arriving,
+ *  or a link never came up; one stderr line says which, the JSON is
+ *  printed as usual with "timed_out":true. Status 2: bad arguments; 1:
+ *  EAL or port set-up failed.
+ *
+ * With --linger the ports stay open after the report until a signal: the
+ * memif PMD of DPDK 22.11 unmaps its regions on disconnect without waiting
+ * for the other side's data path, so tests stop the forwarder before its
+ * memif peer.
  *
  * --tcp sends F interleaved TCP/IPv4 streams of M-byte ACK-only segments
  * (--count counts segments) instead of UDP frames, or with --tso N frames
@@ -48,38 +96,79 @@
 		 sizeof(struct rte_udp_hdr))
 #define MIN_SIZE (HDR_LEN + 12)
 #define NO_PORT UINT16_MAX
+#define EXIT_TIMEOUT 4
+#define NAP_US 50 /* --rate: the nap when there was nothing to do */
+#define IP_SRC 0xc6120001u /* 198.18.0.1, benchmark range */
+#define IP_DST 0xc6120002u
+#define UDP_PORT 9
+
+/* where a frame of ours failed first (rx_bad_why) */
+enum bad_why { BAD_ETH, BAD_IP, BAD_IP_CSUM, BAD_LEN, BAD_UDP, BAD_SEQ, BAD_PAYLOAD,
+	       BAD_UDP_CSUM, BAD_COUNT };
+static const char *const bad_names[BAD_COUNT] = {
+	"eth", "ip", "ip_csum", "len", "udp", "seq", "payload", "udp_csum",
+};
+
+/* what check() made of a frame */
+enum rx_kind { RX_OTHER, RX_OURS, RX_OWN /* ours, with a sequence number we sent */ };
 
 struct peer {
 	uint16_t tx_port, rx_port;
 	uint64_t count;
 	uint16_t size;
-	double duration_s, timeout_s;
+	double duration_s, timeout_s, rate;
 	unsigned int idle_ms;
-	bool linger;
+	bool linger, any_size, paused;
+	uint64_t seq_base;
+	FILE *dump;
 	struct rte_mempool *pool;
 
 	/* --tcp */
 	bool tcp, lro, verify_csum;
 	uint16_t flows, mss, tso;
+	uint16_t queues; /* --queues: of the virtio-user port, rx polled in turn, tx on 0 */
+	uint16_t rxq;    /* the rx port's queues */
 	bool bad_hdr;
 	struct rte_mempool *big_pool; /* TSO frames fit one mbuf */
 	uint64_t *tx_off;             /* per flow: bytes sent */
 	uint64_t *rx_off;             /* per flow: bytes received in order */
 	uint64_t rx_payload, rx_gaps, rx_dups, rx_bad_csum, rx_max_len, rx_multi_seg;
 
-	uint64_t tx, tx_fail_bursts;
+	uint64_t tx, tx_bytes, tx_fail_bursts;
 	uint64_t rx, rx_bytes, rx_bad, rx_dup, rx_reorder, rx_other;
+	uint64_t rx_bad_why[BAD_COUNT];
 	uint64_t next_expected;
+	bool timed_out;
 	uint8_t *seen; /* bitmap of received sequence numbers (count > 0) */
 };
 
 static volatile sig_atomic_t quit;
+/* SIGUSR1: stop sending, then end as a completed run does (drain, report,
+ * linger): for tests that decide while the peer runs when it has sent enough */
+static volatile sig_atomic_t stop_sending;
 
 static void
 on_signal(int sig)
 {
 	(void)sig;
 	quit = 1;
+}
+
+static void
+on_stop_sending(int sig)
+{
+	(void)sig;
+	stop_sending = 1;
+}
+
+/* SIGUSR2: pause the sending, the next one resumes it */
+static volatile sig_atomic_t pause_toggles;
+
+static void
+on_pause(int sig)
+{
+	(void)sig;
+	pause_toggles++;
 }
 
 static uint8_t
@@ -109,70 +198,116 @@ build(struct peer *p, struct rte_mbuf *m, uint64_t seq)
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_UDP;
 	ip->total_length = rte_cpu_to_be_16(p->size - sizeof(*eth));
-	ip->src_addr = rte_cpu_to_be_32(0xc6120001); /* 198.18.0.1, benchmark range */
-	ip->dst_addr = rte_cpu_to_be_32(0xc6120002);
+	ip->src_addr = rte_cpu_to_be_32(IP_SRC);
+	ip->dst_addr = rte_cpu_to_be_32(IP_DST);
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	udp->src_port = rte_cpu_to_be_16(9);
-	udp->dst_port = rte_cpu_to_be_16(9);
+	udp->src_port = rte_cpu_to_be_16(UDP_PORT);
+	udp->dst_port = rte_cpu_to_be_16(UDP_PORT);
 	udp->dgram_len = rte_cpu_to_be_16(p->size - sizeof(*eth) - sizeof(*ip));
 	udp->dgram_cksum = 0;
 	memcpy(pl, &magic, 4);
 	memcpy(pl + 4, &seq, 8);
 	for (unsigned int i = 12; i < pl_len; i++)
 		pl[i] = pattern(seq, i);
+	udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, udp); /* never 0 for UDP */
 	m->data_len = m->pkt_len = p->size;
 }
 
-static void
+static enum rx_kind
+bad(struct peer *p, enum bad_why why, enum rx_kind kind)
+{
+	p->rx_bad++;
+	p->rx_bad_why[why]++;
+	return kind;
+}
+
+/* Every byte of a UDP frame: see the header comment. */
+static enum rx_kind
 check(struct peer *p, struct rte_mbuf *m)
 {
-	const uint8_t *pl;
+	static const uint8_t dst_mac[6] = {2, 0, 0, 0, 0, 2}, src_mac[6] = {2, 0, 0, 0, 0, 1};
 	uint8_t buf[RTE_ETHER_MAX_JUMBO_FRAME_LEN];
-	uint32_t magic;
-	uint64_t seq;
-	unsigned int len = rte_pktmbuf_pkt_len(m);
+	const struct rte_ether_hdr *eth;
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_udp_hdr *udp;
+	const uint8_t *f, *pl;
+	uint32_t magic = 0, len = rte_pktmbuf_pkt_len(m), pl_len;
+	uint64_t seq = 0;
+	bool magic_ok, addr_ok;
+	enum rx_kind kind = RX_OURS;
 
-	if (len < MIN_SIZE || len > sizeof(buf)) {
-		p->rx_other++;
-		return;
+	if (len < 34) {
+		p->rx_other++; /* too short to carry a mark of ours */
+		return RX_OTHER;
 	}
-	pl = rte_pktmbuf_read(m, 0, len, buf);
-	if (pl == NULL) {
-		p->rx_bad++;
-		return;
-	}
-	pl += HDR_LEN;
-	memcpy(&magic, pl, 4);
-	if (magic != MAGIC) {
+	f = rte_pktmbuf_read(m, 0, RTE_MIN(len, (uint32_t)sizeof(buf)), buf);
+	eth = (const struct rte_ether_hdr *)f;
+	ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	udp = (const struct rte_udp_hdr *)(ip + 1);
+	pl = (const uint8_t *)(udp + 1);
+	/* ours if it carries the magic or our IPv4 addresses and protocol:
+	 * one flipped byte leaves the other mark */
+	if (len >= HDR_LEN + 4)
+		memcpy(&magic, pl, 4);
+	magic_ok = magic == MAGIC;
+	addr_ok = eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
+		  ip->next_proto_id == IPPROTO_UDP && ip->src_addr == rte_cpu_to_be_32(IP_SRC) &&
+		  ip->dst_addr == rte_cpu_to_be_32(IP_DST);
+	if (!magic_ok && !addr_ok) {
 		p->rx_other++; /* not ours: e.g. a kernel's IPv6 chatter on a tap */
-		return;
+		return RX_OTHER;
 	}
-	memcpy(&seq, pl + 4, 8);
 	p->rx++;
 	p->rx_bytes += len;
-	if (len != p->size || (p->count && seq >= p->count)) {
-		p->rx_bad++;
-		return;
+	if (len < MIN_SIZE || len > sizeof(buf))
+		return bad(p, BAD_LEN, kind);
+	memcpy(&seq, pl + 4, 8);
+	if (seq >= p->seq_base && seq - p->seq_base < p->tx)
+		kind = RX_OWN; /* one we sent, even if it came back damaged */
+	if (memcmp(eth->dst_addr.addr_bytes, dst_mac, 6) != 0 ||
+	    memcmp(eth->src_addr.addr_bytes, src_mac, 6) != 0 ||
+	    eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		return bad(p, BAD_ETH, kind);
+	if (ip->version_ihl != RTE_IPV4_VHL_DEF || ip->type_of_service != 0 ||
+	    ip->packet_id != 0 || ip->fragment_offset != 0 || ip->time_to_live != 64 ||
+	    ip->next_proto_id != IPPROTO_UDP || ip->src_addr != rte_cpu_to_be_32(IP_SRC) ||
+	    ip->dst_addr != rte_cpu_to_be_32(IP_DST))
+		return bad(p, BAD_IP, kind);
+	if (rte_raw_cksum(ip, sizeof(*ip)) != 0xffff)
+		return bad(p, BAD_IP_CSUM, kind);
+	if (rte_be_to_cpu_16(ip->total_length) + sizeof(*eth) != len ||
+	    (!p->any_size && len != p->size))
+		return bad(p, BAD_LEN, kind);
+	if (udp->src_port != rte_cpu_to_be_16(UDP_PORT) ||
+	    udp->dst_port != rte_cpu_to_be_16(UDP_PORT) ||
+	    rte_be_to_cpu_16(udp->dgram_len) != len - sizeof(*eth) - sizeof(*ip))
+		return bad(p, BAD_UDP, kind);
+	if (!magic_ok || (p->count && (seq < p->seq_base || seq - p->seq_base >= p->count)))
+		return bad(p, BAD_SEQ, kind);
+	pl_len = len - HDR_LEN;
+	for (unsigned int i = 12; i < pl_len; i++) {
+		if (pl[i] != pattern(seq, i))
+			return bad(p, BAD_PAYLOAD, kind);
 	}
-	for (unsigned int i = 12; i < len - HDR_LEN; i++) {
-		if (pl[i] != pattern(seq, i)) {
-			p->rx_bad++;
-			return;
-		}
-	}
+	/* last, so that rx_bad_why tells a payload byte from the rest; the
+	 * checksum covers what the pattern cannot (the sequence number) */
+	if (udp->dgram_cksum == 0 || rte_ipv4_udptcp_cksum_verify(ip, udp) != 0)
+		return bad(p, BAD_UDP_CSUM, kind);
 	if (p->seen) {
-		if (p->seen[seq / 8] & (1u << (seq % 8))) {
+		uint64_t i = seq - p->seq_base;
+
+		if (p->seen[i / 8] & (1u << (i % 8))) {
 			p->rx_dup++;
-			return;
+			return kind;
 		}
-		p->seen[seq / 8] |= 1u << (seq % 8);
+		p->seen[i / 8] |= 1u << (i % 8);
 	}
 	if (seq < p->next_expected)
 		p->rx_reorder++;
 	else
 		p->next_expected = seq + 1;
+	return kind;
 }
-
 
 #define TCP_HDRS (sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) + \
 		  sizeof(struct rte_tcp_hdr))
@@ -256,7 +391,7 @@ build_tcp(struct peer *p, uint64_t pkt_index)
 	return m;
 }
 
-static void
+static enum rx_kind
 check_tcp(struct peer *p, struct rte_mbuf *m)
 {
 	static uint8_t buf[65536];
@@ -269,14 +404,14 @@ check_tcp(struct peer *p, struct rte_mbuf *m)
 
 	if (f == NULL || len < TCP_HDRS) {
 		p->rx_other++;
-		return;
+		return RX_OTHER;
 	}
 	ip = (const struct rte_ipv4_hdr *)(f + sizeof(struct rte_ether_hdr));
 	th = (const struct rte_tcp_hdr *)(ip + 1);
 	if (((const struct rte_ether_hdr *)f)->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
 	    ip->next_proto_id != IPPROTO_TCP || rte_be_to_cpu_16(th->dst_port) != 5201) {
 		p->rx_other++;
-		return;
+		return RX_OTHER;
 	}
 	p->rx++;
 	p->rx_bytes += len;
@@ -287,7 +422,7 @@ check_tcp(struct peer *p, struct rte_mbuf *m)
 	if (ip->version_ihl != RTE_IPV4_VHL_DEF || hl != TCP_HDRS || flow >= p->flows ||
 	    rte_be_to_cpu_16(ip->total_length) + sizeof(struct rte_ether_hdr) != len) {
 		p->rx_bad++;
-		return;
+		return RX_OWN;
 	}
 	if (p->verify_csum) {
 		struct rte_ipv4_hdr copy = *ip;
@@ -302,7 +437,7 @@ check_tcp(struct peer *p, struct rte_mbuf *m)
 	for (uint32_t i = 0; i < payload; i++) {
 		if (f[hl + i] != stream_byte(flow, off + i)) {
 			p->rx_bad++;
-			return;
+			return RX_OWN;
 		}
 	}
 	p->rx_payload += payload;
@@ -316,24 +451,28 @@ check_tcp(struct peer *p, struct rte_mbuf *m)
 		p->rx_gaps++;
 		p->rx_off[flow] = off + payload;
 	}
+	return RX_OWN; /* TCP mode: every segment of ours is one we sent */
 }
 
+/* Send up to max frames (a burst at most). */
 static void
-send_some(struct peer *p)
+send_some(struct peer *p, uint64_t max_frames)
 {
 	struct rte_mbuf *pkts[BURST];
+	uint32_t lens[BURST];
 	uint64_t left = p->count ? p->count - p->tx : BURST;
-	uint16_t n = left < BURST ? left : BURST, sent;
+	uint16_t n = RTE_MIN(RTE_MIN(left, max_frames), (uint64_t)BURST), sent;
 
 	if (p->tcp) {
 		/* a frame the port refused is sent again: roll the stream back */
 		/* TSO frames: about a burst's worth of segments at a time */
-		uint16_t max = p->tso ? RTE_MAX(BURST / p->tso, 1) : BURST;
+		uint16_t max = RTE_MIN(p->tso ? RTE_MAX(BURST / p->tso, 1) : BURST, n);
 
 		for (n = 0; n < max && (p->count == 0 || p->tx + n < p->count); n++) {
 			pkts[n] = build_tcp(p, p->tx + n);
 			if (pkts[n] == NULL)
 				break;
+			lens[n] = rte_pktmbuf_pkt_len(pkts[n]); /* the port owns what it took */
 		}
 		sent = rte_eth_tx_burst(p->tx_port, 0, pkts, n);
 		for (uint16_t i = n; i > sent; i--) {
@@ -341,13 +480,15 @@ send_some(struct peer *p)
 			rte_pktmbuf_free(pkts[i - 1]);
 		}
 		p->tx_fail_bursts += sent < n;
+		for (uint16_t i = 0; i < sent; i++)
+			p->tx_bytes += lens[i];
 		p->tx += sent;
 		return;
 	}
 	if (n == 0 || rte_pktmbuf_alloc_bulk(p->pool, pkts, n) != 0)
 		return;
 	for (uint16_t i = 0; i < n; i++)
-		build(p, pkts[i], p->tx + i);
+		build(p, pkts[i], p->seq_base + p->tx + i);
 	sent = rte_eth_tx_burst(p->tx_port, 0, pkts, n);
 	if (sent < n) {
 		/* the same sequence numbers go again next time: no gaps */
@@ -355,6 +496,25 @@ send_some(struct peer *p)
 		p->tx_fail_bursts++;
 	}
 	p->tx += sent;
+	p->tx_bytes += (uint64_t)sent * p->size;
+}
+
+/* --dump: the whole frame as a pcap record */
+static void
+dump_frame(struct peer *p, struct rte_mbuf *m, uint64_t now)
+{
+	static uint8_t buf[262144];
+	uint32_t len = RTE_MIN(rte_pktmbuf_pkt_len(m), (uint32_t)sizeof(buf));
+	const uint8_t *f = rte_pktmbuf_read(m, 0, len, buf);
+	uint64_t us = now / (rte_get_tsc_hz() / 1000000);
+	uint32_t rec[4] = {(uint32_t)(us / 1000000), (uint32_t)(us % 1000000), len,
+			   rte_pktmbuf_pkt_len(m)};
+
+	if (fwrite(rec, sizeof(rec), 1, p->dump) != 1 || (len && fwrite(f, len, 1, p->dump) != 1)) {
+		fprintf(stderr, "vfwd-testpeer: --dump: %s\n", strerror(errno));
+		fclose(p->dump);
+		p->dump = NULL;
+	}
 }
 
 static void
@@ -363,59 +523,146 @@ run(struct peer *p)
 	uint64_t hz = rte_get_tsc_hz(), start = rte_rdtsc();
 	uint64_t send_end = p->duration_s > 0 ? start + (uint64_t)(p->duration_s * hz) : UINT64_MAX;
 	uint64_t give_up = start + (uint64_t)(p->timeout_s * hz);
-	uint64_t idle = hz / 1000 * p->idle_ms, last_rx = rte_rdtsc();
+	uint64_t idle = hz / 1000 * p->idle_ms, last_own = start;
+	bool rx_only = p->tx_port == NO_PORT, paused = p->paused;
+	uint64_t rate_start = start, rate_tx = 0; /* --rate: since the last resume */
+	sig_atomic_t toggles = 0;
 	struct rte_mbuf *pkts[BURST];
 
 	while (!quit) {
 		uint64_t now = rte_rdtsc();
-		bool tx_done = p->tx_port == NO_PORT || now >= send_end ||
-			       (p->count && p->tx >= p->count);
+		bool sending = !rx_only && now < send_end && !stop_sending &&
+			       (p->count == 0 || p->tx < p->count);
+		bool busy = false;
 
-		if (now > give_up)
+		if (toggles != pause_toggles) {
+			toggles = pause_toggles;
+			if (paused != (p->paused ^ (toggles & 1))) {
+				paused = !paused;
+				/* the test waits for these lines */
+				if (paused)
+					fprintf(stderr, "vfwd-testpeer: paused, %" PRIu64 " sent\n", p->tx);
+				else
+					fprintf(stderr, "vfwd-testpeer: sending\n");
+				rate_start = now;
+				rate_tx = p->tx;
+			}
+		}
+
+		if (now > give_up) {
+			p->timed_out = true;
+			if (sending && p->count)
+				fprintf(stderr, "vfwd-testpeer: timeout after %.1f s: sent %" PRIu64
+					" of %" PRIu64 " frames\n", p->timeout_s, p->tx, p->count);
+			else if (sending || (rx_only && p->duration_s > 0 && !stop_sending))
+				fprintf(stderr, "vfwd-testpeer: timeout after %.1f s: --duration %.1f s"
+					" not over\n", p->timeout_s, p->duration_s);
+			else
+				fprintf(stderr, "vfwd-testpeer: timeout after %.1f s while draining: the"
+					" last frame of %s (or the end of sending) %.0f ms before,"
+					" --idle-ms %u not reached\n", p->timeout_s,
+					rx_only ? "ours" : "its own",
+					(double)(now - last_own) * 1000 / hz, p->idle_ms);
 			break;
-		if (!tx_done) {
-			send_some(p);
-			last_rx = now; /* the idle clock starts when sending ends */
+		}
+		if (sending) {
+			uint64_t max = paused ? 0 : BURST;
+
+			if (p->rate > 0 && max) {
+				double due = (double)(now - rate_start) / hz * p->rate + (double)rate_tx;
+
+				max = due > (double)p->tx ? (uint64_t)(due - (double)p->tx) : 0;
+			}
+			if (max) {
+				uint64_t before = p->tx;
+
+				send_some(p, max);
+				busy |= p->tx != before;
+			}
+			last_own = now; /* the idle clock starts when sending ends */
 		}
 		/* drain what arrived (bounded) before sending more, so that
 		 * our own sending does not make the forwarder's tx ring overflow */
-		for (int round = 0; p->rx_port != NO_PORT && round < 64; round++) {
-			uint16_t n = rte_eth_rx_burst(p->rx_port, 0, pkts, BURST);
+		for (unsigned int round = 0; p->rx_port != NO_PORT && round < 64u * p->rxq; round++) {
+			uint16_t n = rte_eth_rx_burst(p->rx_port, round % p->rxq, pkts, BURST);
 
 			for (uint16_t i = 0; i < n; i++) {
-				if (p->tcp)
-					check_tcp(p, pkts[i]);
-				else
-					check(p, pkts[i]);
+				enum rx_kind kind;
+
+				if (p->dump)
+					dump_frame(p, pkts[i], now);
+				kind = p->tcp ? check_tcp(p, pkts[i]) : check(p, pkts[i]);
+				/* what holds the drain: our own frames; for a
+				 * receive-only peer, any frame of ours */
+				if (kind == RX_OWN || (rx_only && kind == RX_OURS))
+					last_own = now;
 			}
 			if (n) {
 				rte_pktmbuf_free_bulk(pkts, n);
-				last_rx = now;
+				busy = true;
 			}
-			if (n < BURST)
+			if (n < BURST && round % p->rxq == p->rxq - 1u)
 				break;
 		}
-		if (!tx_done)
+		/* a paced peer naps when there was nothing to do: two of them
+		 * share a CPU without starving each other's rings */
+		if (p->rate > 0 && !busy)
+			rte_delay_us_sleep(NAP_US);
+		if (sending)
 			continue;
-		/* a receive-only peer with a duration runs for all of it */
-		if (p->tx_port == NO_PORT && now < send_end)
+		/* a receive-only peer with a duration runs for all of it, and no
+		 * longer (SIGUSR1 ends it like a sender's: after --idle-ms) */
+		if (rx_only && p->duration_s > 0 && !stop_sending) {
+			if (now >= send_end)
+				break;
 			continue;
-		/* else stop after --idle-ms of quiet; a send-only peer waits too,
-		 * so that the far side can drain its ring before we close it */
-		if (now - last_rx > idle)
+		}
+		/* else stop after --idle-ms without a frame of our own; a
+		 * send-only peer waits too, so that the far side can drain its
+		 * ring before we close it */
+		if (now - last_own > idle)
 			break;
 	}
 }
 
+/* Every port's link up before the run (at most --timeout): a memif port
+ * connects some milliseconds after it started, and what is sent before is
+ * lost on the far side. */
 static int
-port_init(const struct peer *p, uint16_t port, struct rte_mempool *pool)
+wait_links(struct peer *p)
+{
+	uint64_t hz = rte_get_tsc_hz(), give_up = rte_rdtsc() + (uint64_t)(p->timeout_s * hz);
+
+	for (uint16_t port = 0; port < rte_eth_dev_count_avail(); port++) {
+		struct rte_eth_link link = {0};
+
+		while (!quit && rte_eth_link_get_nowait(port, &link) == 0 && !link.link_status) {
+			if (rte_rdtsc() > give_up) {
+				p->timed_out = true;
+				fprintf(stderr, "vfwd-testpeer: timeout after %.1f s: the link of port %u"
+					" is not up\n", p->timeout_s, port);
+				return -1;
+			}
+			rte_delay_us_sleep(1000);
+		}
+	}
+	return 0;
+}
+
+static int
+port_init(struct peer *p, uint16_t port, struct rte_mempool *pool)
 {
 	struct rte_eth_conf conf = {0};
 	struct rte_eth_dev_info info;
 	int ret = rte_eth_dev_info_get(port, &info);
+	uint16_t nq;
 
 	if (ret != 0)
 		return ret;
+	/* the wire side (memif) pairs with a one-queue forwarder port */
+	nq = strcmp(info.driver_name, "net_virtio_user") == 0 ? p->queues : 1;
+	if (port == p->rx_port)
+		p->rxq = nq;
 	if (p->lro)
 		conf.rxmode.offloads = info.rx_offload_capa &
 			(RTE_ETH_RX_OFFLOAD_TCP_LRO | RTE_ETH_RX_OFFLOAD_TCP_CKSUM |
@@ -424,12 +671,13 @@ port_init(const struct peer *p, uint16_t port, struct rte_mempool *pool)
 		conf.txmode.offloads = info.tx_offload_capa &
 			(RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
 			 RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
-	ret = rte_eth_dev_configure(port, 1, 1, &conf);
+	ret = rte_eth_dev_configure(port, nq, nq, &conf);
 
 	if (ret == 0)
-		ret = rte_eth_rx_queue_setup(port, 0, 1024, rte_socket_id(), NULL, pool);
-	if (ret == 0)
-		ret = rte_eth_tx_queue_setup(port, 0, 1024, rte_socket_id(), NULL);
+		for (uint16_t q = 0; q < nq && ret == 0; q++)
+			ret = rte_eth_rx_queue_setup(port, q, 1024, rte_socket_id(), NULL, pool);
+	for (uint16_t q = 0; q < nq && ret == 0; q++)
+		ret = rte_eth_tx_queue_setup(port, q, 1024, rte_socket_id(), NULL);
 	if (ret == 0)
 		ret = rte_eth_dev_start(port);
 	return ret;
@@ -443,7 +691,10 @@ parse(int argc, char **argv, struct peer *p)
 		{"size", 1, NULL, 's'},    {"duration", 1, NULL, 'd'}, {"idle-ms", 1, NULL, 'i'},
 		{"timeout", 1, NULL, 'T'}, {"linger", 0, NULL, 'l'},   {"tcp", 0, NULL, 'P'},
 		{"flows", 1, NULL, 'f'},   {"mss", 1, NULL, 'm'},      {"tso", 1, NULL, 'o'},
-		{"lro", 0, NULL, 'L'},     {"bad-hdr", 0, NULL, 'B'},     {"verify-csum", 0, NULL, 'V'}, {NULL, 0, NULL, 0},
+		{"lro", 0, NULL, 'L'},     {"bad-hdr", 0, NULL, 'B'},  {"verify-csum", 0, NULL, 'V'},
+		{"queues", 1, NULL, 'Q'},  {"rate", 1, NULL, 'R'},     {"seq-base", 1, NULL, 'S'},
+		{"any-size", 0, NULL, 'A'}, {"dump", 1, NULL, 'D'},    {"paused", 0, NULL, 'p'},
+		{NULL, 0, NULL, 0},
 	};
 	int opt;
 
@@ -464,10 +715,24 @@ parse(int argc, char **argv, struct peer *p)
 		case 'B': p->bad_hdr = true; break;
 		case 'L': p->lro = true; break;
 		case 'V': p->verify_csum = true; break;
+		case 'Q': p->queues = atoi(optarg); break;
+		case 'R': p->rate = atof(optarg); break;
+		case 'S': p->seq_base = strtoull(optarg, NULL, 0); break;
+		case 'A': p->any_size = true; break;
+		case 'p': p->paused = true; break;
+		case 'D':
+			p->dump = fopen(optarg, "wb");
+			if (p->dump == NULL) {
+				fprintf(stderr, "vfwd-testpeer: --dump %s: %s\n", optarg, strerror(errno));
+				return -EINVAL;
+			}
+			break;
 		default: return -EINVAL;
 		}
 	}
-	if (p->size < MIN_SIZE || p->size > RTE_MBUF_DEFAULT_DATAROOM || p->timeout_s <= 0)
+	if (p->size < MIN_SIZE || p->size > RTE_MBUF_DEFAULT_DATAROOM || p->timeout_s <= 0 ||
+	    p->queues < 1 || p->queues > 16 || p->rate < 0 ||
+	    p->seq_base > UINT64_MAX - (p->count ? p->count : 1ull << 40))
 		return -EINVAL;
 	if (p->tcp && (p->flows < 1 || p->flows > 60000 || p->mss < 1 ||
 		       p->mss * (p->tso ? p->tso : 1u) + TCP_HDRS > 65000 ||
@@ -480,7 +745,7 @@ int
 main(int argc, char **argv)
 {
 	struct peer p = {.tx_port = NO_PORT, .rx_port = NO_PORT, .size = 64, .idle_ms = 1000,
-			 .timeout_s = 60, .flows = 1, .mss = 1448};
+			 .timeout_s = 60, .flows = 1, .mss = 1448, .queues = 1, .rxq = 1};
 	int ret = rte_eal_init(argc, argv);
 
 	if (ret < 0)
@@ -491,6 +756,8 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGUSR1, on_stop_sending);
+	signal(SIGUSR2, on_pause);
 	signal(SIGPIPE, SIG_IGN);
 	p.pool = rte_pktmbuf_pool_create("peer_pool", 16383, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					 rte_socket_id());
@@ -519,13 +786,43 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	fprintf(stderr, "vfwd-testpeer: ready\n");
-	run(&p);
+	if (p.dump) {
+		/* pcap, microsecond stamps, Ethernet, snap length 256 KiB */
+		static const uint32_t hdr[6] = {0xa1b2c3d4, 2 | 4u << 16, 0, 0, 262144, 1};
+
+		if (fwrite(hdr, sizeof(hdr), 1, p.dump) != 1) {
+			fprintf(stderr, "vfwd-testpeer: --dump: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	if (wait_links(&p) == 0) {
+		fprintf(stderr, "vfwd-testpeer: ready\n");
+		run(&p);
+	}
+	if (p.dump && fclose(p.dump) != 0)
+		fprintf(stderr, "vfwd-testpeer: --dump: %s\n", strerror(errno));
 	printf("{\"tx\":%" PRIu64 ",\"rx\":%" PRIu64 ",\"rx_bytes\":%" PRIu64 ",\"rx_bad\":%" PRIu64
 	       ",\"rx_dup\":%" PRIu64 ",\"rx_reorder\":%" PRIu64 ",\"rx_other\":%" PRIu64
-	       ",\"tx_fail_bursts\":%" PRIu64,
+	       ",\"tx_fail_bursts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"seq_base\":%" PRIu64
+	       ",\"timed_out\":%s",
 	       p.tx, p.rx, p.rx_bytes, p.rx_bad, p.rx_dup, p.rx_reorder, p.rx_other,
-	       p.tx_fail_bursts);
+	       p.tx_fail_bursts, p.tx_bytes, p.seq_base, p.timed_out ? "true" : "false");
+	if (!p.tcp) {
+		printf(",\"rx_bad_why\":{");
+		for (int w = 0; w < BAD_COUNT; w++)
+			printf("%s\"%s\":%" PRIu64, w ? "," : "", bad_names[w], p.rx_bad_why[w]);
+		printf("}");
+	}
+	if (p.rx_port != NO_PORT) {
+		/* the port's own counters: a virtio port counts the frames it
+		 * refused (shorter than an Ethernet header) as ierrors */
+		struct rte_eth_stats st = {0};
+
+		rte_eth_stats_get(p.rx_port, &st);
+		printf(",\"rx_port\":{\"ipackets\":%" PRIu64 ",\"ierrors\":%" PRIu64
+		       ",\"imissed\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}",
+		       st.ipackets, st.ierrors, st.imissed, st.rx_nombuf);
+	}
 	if (p.tcp) {
 		uint64_t complete = 0, tx_payload = 0;
 
@@ -552,5 +849,5 @@ main(int argc, char **argv)
 	free(p.tx_off);
 	free(p.rx_off);
 	rte_eal_cleanup();
-	return 0;
+	return p.timed_out ? EXIT_TIMEOUT : 0;
 }

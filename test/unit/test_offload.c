@@ -189,6 +189,49 @@ static const struct vfwd_gro_conf heavy = {.enabled = true, .mode = VFWD_GRO_HEA
 
 /* ---------------------------------------------------------------- GRO */
 
+/* What came out of GRO, checked against what the test put in: the
+ * segments (flow, segment index) given, each expected out exactly once. */
+#define OUT_FLOWS 64
+#define OUT_SEGS 720
+
+struct gro_outcome {
+	uint64_t frames, segs, bytes;
+	uint8_t seen[OUT_FLOWS][OUT_SEGS]; /* times each segment came out */
+	int32_t last[OUT_FLOWS];           /* the flow's last segment out, -1: none */
+	bool disorder, merged;
+};
+
+static void
+outcome_init(struct gro_outcome *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (int f = 0; f < OUT_FLOWS; f++)
+		r->last[f] = -1;
+}
+
+/* One packet out: its bytes are its flow's stream at its sequence number
+ * (check_tcp_payload), whole MSS segments; count each segment it holds
+ * and whether the flow's order held. */
+static void
+outcome_add(struct gro_outcome *r, const struct rte_mbuf *m)
+{
+	uint32_t flow = flow_of(m), off = seq_of(m), bytes = check_tcp_payload(m);
+
+	r->frames++;
+	r->segs += m->nb_segs;
+	r->bytes += bytes;
+	r->merged |= m->nb_segs > 1;
+	CHECK(flow < OUT_FLOWS && off % MSS == 0 && bytes % MSS == 0 && bytes > 0);
+	if (flow >= OUT_FLOWS || off % MSS != 0 || bytes % MSS != 0)
+		return;
+	for (uint32_t s = off / MSS; s < (off + bytes) / MSS && s < OUT_SEGS; s++)
+		r->seen[flow][s]++;
+	if ((int32_t)(off / MSS) <= r->last[flow])
+		r->disorder = true;
+	r->last[flow] = (int32_t)((off + bytes) / MSS) - 1;
+}
+
+
 static void
 merge_in_order(const struct vfwd_gro_conf *conf)
 {
@@ -296,6 +339,7 @@ static void
 out_of_order_and_duplicates(void)
 {
 	static const int order[] = {0, 2, 1, 3, 3, 5, 4, 6, 6, 7};
+	static struct gro_outcome r;
 	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
 	const struct vfwd_gro_conf *confs[] = {&light, &heavy};
 
@@ -310,9 +354,17 @@ out_of_order_and_duplicates(void)
 		n = vfwd_gro_burst(&g, confs[c], pkts, RTE_DIM(order), 0, &st);
 		n += vfwd_gro_flush(&g, 0, 0, pkts + n, VFWD_MAX_BURST, &st);
 		CHECK(n >= 2 && n < RTE_DIM(order));
+		outcome_init(&r);
+		for (uint16_t i = 0; i < n; i++)
+			outcome_add(&r, pkts[i]);
 		for (uint16_t i = 0; i < n; i++)
 			bytes += check_tcp_payload(pkts[i]);
 		CHECK(bytes == RTE_DIM(order) * MSS);
+		/* every segment given came out as often as it went in (3 and
+		 * 6 twice), inside packets that each hold a run of the stream */
+		CHECK(r.frames == n && r.segs == RTE_DIM(order) && r.bytes == RTE_DIM(order) * MSS);
+		for (uint32_t s = 0; s < OUT_SEGS; s++)
+			CHECK(r.seen[3][s] == (s == 3 || s == 6 ? 2 : s <= 7 ? 1 : 0));
 		free_all(pkts, n);
 		vfwd_gro_fini(&g);
 	}
@@ -352,7 +404,10 @@ many_flows(void)
 			free_all(pkts, n);
 		}
 		CHECK(bytes == 2048ull * MSS);
-		CHECK(st.gro_in == 2048 && st.gro_out == out);
+		/* the two segments of a flow are 1024 segments apart: never in
+		 * GRO together, nothing merges, every segment leaves alone */
+		CHECK(out == 2048);
+		CHECK(st.gro_in == 2048 && st.gro_out == 2048 && st.gro_merged == 0);
 		CHECK(vfwd_gro_held(&g) == 0);
 		vfwd_gro_fini(&g);
 	}
@@ -1681,41 +1736,62 @@ no_mbuf_leaked(void)
  * heavy mode: 512 segments that do not merge (64 flows x 8, gaps in each),
  * then one mergeable segment and 510 breakers. Held never exceeds
  * VFWD_GRO_HOLD_MAX and the output fits the caller's array (ASan build
- * checks the bounds); every segment comes out once. */
+ * checks the bounds); every segment comes out once, alone (nothing could
+ * merge), with its bytes, in its flow's order. */
 static void
 heavy_bursts_larger_than_hold(void)
 {
 	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
 	const struct vfwd_gro_conf conf = {.enabled = true, .mode = VFWD_GRO_HEAVY,
 					   .max_flows = 64, .flush_us = 1000};
+	static struct gro_outcome r;
 	struct vfwd_gro g;
-	uint64_t in = 0, out = 0;
+	uint8_t want[OUT_FLOWS][OUT_SEGS] = {{0}};
+	uint32_t in = 0, mergeable = 0;
 	uint16_t n;
 
 	CHECK(vfwd_gro_init(&g, &conf, 0) == 0);
 	memset(&st, 0, sizeof(st));
-	for (uint32_t i = 0; i < VFWD_MAX_BURST; i++)
+	outcome_init(&r);
+	for (uint32_t i = 0; i < VFWD_MAX_BURST; i++) {
 		pkts[i] = tcp_seg(i % 64, 2 * (i / 64), RTE_TCP_ACK_FLAG); /* every other seg */
+		want[i % 64][2 * (i / 64)]++;
+	}
 	in += VFWD_MAX_BURST;
+	mergeable += VFWD_MAX_BURST;
 	n = vfwd_gro_burst(&g, &conf, pkts, VFWD_MAX_BURST, 0, &st);
 	CHECK(vfwd_gro_held(&g) <= VFWD_GRO_HOLD_MAX);
-	out += n;
+	CHECK(n + vfwd_gro_held(&g) == VFWD_MAX_BURST);
+	for (uint16_t i = 0; i < n; i++)
+		outcome_add(&r, pkts[i]);
 	free_all(pkts, n);
 	pkts[0] = tcp_seg(0, 100, RTE_TCP_ACK_FLAG);
-	for (uint32_t i = 1; i < VFWD_MAX_BURST - 1; i++)
+	want[0][100]++;
+	for (uint32_t i = 1; i < VFWD_MAX_BURST - 1; i++) {
 		pkts[i] = tcp_seg(1 + i % 63, 200 + i, RTE_TCP_SYN_FLAG); /* breakers */
+		want[1 + i % 63][200 + i]++;
+	}
 	in += VFWD_MAX_BURST - 1;
+	mergeable += 1;
 	n = vfwd_gro_burst(&g, &conf, pkts, VFWD_MAX_BURST - 1, 0, &st);
 	CHECK(n <= RTE_DIM(pkts));
 	CHECK(vfwd_gro_held(&g) <= VFWD_GRO_HOLD_MAX);
-	out += n;
+	for (uint16_t i = 0; i < n && i < RTE_DIM(pkts); i++)
+		outcome_add(&r, pkts[i]);
 	free_all(pkts, n);
 	while ((n = vfwd_gro_flush(&g, 0, 0, pkts, VFWD_GRO_HOLD_MAX, &st)) > 0) {
-		out += n;
+		for (uint16_t i = 0; i < n; i++)
+			outcome_add(&r, pkts[i]);
 		free_all(pkts, n);
 	}
-	CHECK(st.gro_in + (in - st.gro_in) == in);
-	CHECK(out == in - (st.gro_in - st.gro_out)); /* merged ones counted once */
+	CHECK(vfwd_gro_held(&g) == 0);
+	/* nothing merged: every mbuf out alone, with its MSS of bytes */
+	CHECK(r.frames == in && r.segs == in && !r.merged);
+	CHECK(r.bytes == (uint64_t)in * MSS);
+	CHECK(memcmp(r.seen, want, sizeof(want)) == 0);
+	CHECK(!r.disorder);
+	/* the counters say what happened: the mergeable ones in, as many out */
+	CHECK(st.gro_in == mergeable && st.gro_out == mergeable && st.gro_merged == 0);
 	CHECK(rte_mempool_in_use_count(pool) == 0);
 	vfwd_gro_fini(&g);
 }

@@ -1,19 +1,30 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Option parsing: defaults, every option's good and bad values, and that
- * each error message names the option.
+ * Option parsing: defaults; every option the usage text lists (its count
+ * pinned, so a new option without a test fails), each knob option driven
+ * from the knob table and knob_spec.h with its good values (boundaries,
+ * both spellings, only its own field set) and bad ones; the other options
+ * one by one; and that each message names the option and the value.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "knob_spec.h"
+#include "knobs.h"
 #include "options.h"
 
 #define ARGV(...) ((char *[]){"dpdk-vfwd", __VA_ARGS__, NULL})
 #define ARGC(...) ((int)(sizeof((char *[]){"dpdk-vfwd", __VA_ARGS__}) / sizeof(char *)))
 
-static struct vfwd_options o;
-static char err[256];
+/* the long options vfwd_usage lists: 21 knobs with a value, --gro and
+ * the 9 options that are not knobs */
+#define EXPECTED_NB_OPTIONS 31
+
+static struct vfwd_options o, def;
+static char err[512];
 
 static int
 parse(int argc, char **argv)
@@ -29,95 +40,453 @@ static void
 check_rejects(const char *opt, const char *val)
 {
 	char *argv[] = {"dpdk-vfwd", (char *)opt, (char *)val, NULL};
+	char quoted[600];
 
+	snprintf(quoted, sizeof(quoted), "'%s'", val);
 	CHECK(parse(3, argv) == -EINVAL);
 	CHECK(strstr(err, opt) != NULL);
-	CHECK(strstr(err, val) != NULL);
-	if (strstr(err, opt) == NULL || strstr(err, val) == NULL)
+	CHECK(strstr(err, quoted) != NULL);
+	if (strstr(err, opt) == NULL || strstr(err, quoted) == NULL)
 		fprintf(stderr, "# %s %s -> '%s'\n", opt, val, err);
 }
+
+/* --opt=value: the same refusal */
+static void
+check_rejects_eq(const char *opt, const char *val)
+{
+	char arg[600], quoted[600];
+	char *argv[] = {"dpdk-vfwd", arg, NULL};
+
+	snprintf(arg, sizeof(arg), "%s=%s", opt, val);
+	snprintf(quoted, sizeof(quoted), "'%s'", val);
+	CHECK(parse(2, argv) == -EINVAL);
+	CHECK(strstr(err, opt) != NULL && strstr(err, quoted) != NULL);
+	if (strstr(err, opt) == NULL || strstr(err, quoted) == NULL)
+		fprintf(stderr, "# %s -> '%s'\n", arg, err);
+}
+
+/* The options listed in the usage text: the first "--name" of each line
+ * that starts with "  -". */
+static unsigned int
+usage_options(char names[][32], unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (const char *line = vfwd_usage; line && *line; line = strchr(line, '\n'),
+			line = line ? line + 1 : NULL) {
+		const char *dd, *end;
+
+		if (strncmp(line, "  -", 3) != 0)
+			continue;
+		dd = strstr(line, "--");
+		end = strchr(line, '\n');
+		if (dd == NULL || (end && dd > end) || n == max)
+			continue;
+		dd += 2;
+		end = dd + strspn(dd, "abcdefghijklmnopqrstuvwxyz-");
+		snprintf(names[n++], 32, "%.*s", (int)(end - dd), dd);
+	}
+	return n;
+}
+
+static const char *const other_options[] = {"gro", "rxq", "txq", "pair", "duration",
+					    "interactive", "cmdline-file", "socket-mode",
+					    "socket-owner", "help"};
+
+static bool
+is_other(const char *name)
+{
+	for (size_t i = 0; i < RTE_DIM(other_options); i++)
+		if (strcmp(other_options[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Every option of the usage is tested here and known to the parser. */
+static void
+usage_lists_every_option(void)
+{
+	char names[64][32];
+	unsigned int n = usage_options(names, 64), knobs = 0;
+
+	CHECK(n == EXPECTED_NB_OPTIONS);
+	if (n != EXPECTED_NB_OPTIONS)
+		fprintf(stderr, "# usage lists %u options, expected %d\n", n, EXPECTED_NB_OPTIONS);
+	for (unsigned int i = 0; i < n; i++) {
+		char opt[40];
+		char *argv[] = {"dpdk-vfwd", opt, NULL};
+		bool knob = vfwd_knob_find(names[i]) != NULL;
+
+		knobs += knob && strcmp(names[i], "gro") != 0;
+		/* covered by a test below */
+		CHECK(knob || is_other(names[i]));
+		if (!knob && !is_other(names[i]))
+			fprintf(stderr, "# option --%s has no test\n", names[i]);
+		for (unsigned int j = 0; j < i; j++)
+			CHECK(strcmp(names[i], names[j]) != 0);
+		/* known to the parser: alone it is fine or needs a value */
+		snprintf(opt, sizeof(opt), "--%.31s", names[i]);
+		if (parse(2, argv) != 0) {
+			CHECK(strstr(err, "needs a value") != NULL && strstr(err, opt) != NULL);
+			if (strstr(err, "needs a value") == NULL)
+				fprintf(stderr, "# %s -> '%s'\n", opt, err);
+		}
+	}
+	/* every knob but --gro (a flag here) is an option of its name */
+	CHECK(knobs == vfwd_nb_knobs - 1);
+	for (unsigned int k = 0; k < vfwd_nb_knobs; k++) {
+		bool listed = false;
+
+		for (unsigned int i = 0; i < n; i++)
+			listed |= strcmp(names[i], vfwd_knobs[k].name) == 0;
+		CHECK(listed);
+		if (!listed)
+			fprintf(stderr, "# knob %s not in the usage\n", vfwd_knobs[k].name);
+	}
+	for (size_t i = 0; i < RTE_DIM(other_options); i++) {
+		bool listed = false;
+
+		for (unsigned int j = 0; j < n; j++)
+			listed |= strcmp(names[j], other_options[i]) == 0;
+		CHECK(listed);
+	}
+}
+
+static struct vfwd_options expect_defaults(void);
 
 static void
 defaults(void)
 {
 	char *argv[] = {"dpdk-vfwd", NULL};
+	struct vfwd_options want = expect_defaults();
 
 	CHECK(parse(1, argv) == 0);
+	CHECK(memcmp(&o, &want, sizeof(o)) == 0);
 	CHECK(o.knobs.burst == 32);
 	CHECK(o.knobs.tx_retry == 8);
 	CHECK(o.nb_rxq == 1 && o.nb_txq == 1);
 	CHECK(o.nb_pairs == 0);
 	CHECK(o.stats_period_s == 0 && o.duration_s == 0);
 	CHECK(o.stats_format == VFWD_STATS_TEXT);
-	CHECK(!o.help);
+	CHECK(!o.help && !o.interactive);
 	CHECK(!o.knobs.gro.enabled && o.knobs.gro.mode == VFWD_GRO_LIGHT);
 	CHECK(o.knobs.gro.flush_us == 50 && o.knobs.gro.max_flows == 64);
+	CHECK(o.socket_mode == 0660 && !o.socket_owner_set);
+	CHECK(o.cmdline_file[0] == '\0');
+	CHECK(o.pipe_rx == 0 && o.pipe_work == 0);
+	/* the knobs' defaults are the spec's */
+	for (size_t i = 0; i < RTE_DIM(knob_specs); i++)
+		if (knob_specs[i].kind == SPEC_UINT || knob_specs[i].kind == SPEC_WORDS)
+			CHECK(spec_get(&knob_specs[i], &o) == knob_specs[i].def);
+}
+
+/* The options after parsing "opt" with defaults, nb_txq filled in. */
+static struct vfwd_options
+expect_defaults(void)
+{
+	struct vfwd_options e = def;
+
+	e.nb_txq = e.nb_rxq;
+	return e;
+}
+
+/* Each knob option (all but --gro) with each good value, as two words and
+ * as --opt=value: that knob's field takes it, nothing else changes. */
+static void
+knob_options_good(void)
+{
+	for (size_t i = 0; i < RTE_DIM(knob_specs); i++) {
+		const struct knob_spec *s = &knob_specs[i];
+		struct spec_value good[16];
+		unsigned int n;
+
+		if (strcmp(s->name, "gro") == 0)
+			continue;
+		n = spec_good_values(s, good);
+		for (unsigned int g = 0; g < n; g++) {
+			struct vfwd_options want = expect_defaults();
+			char opt[40], eq[80];
+			char *argv[] = {"dpdk-vfwd", opt, good[g].text, NULL};
+			char *argv_eq[] = {"dpdk-vfwd", eq, NULL};
+
+			snprintf(opt, sizeof(opt), "--%s", s->name);
+			snprintf(eq, sizeof(eq), "--%.32s=%.31s", s->name, good[g].text);
+			spec_apply(s, &want, &good[g]);
+			CHECK(parse(3, argv) == 0);
+			CHECK(memcmp(&o, &want, sizeof(o)) == 0);
+			if (memcmp(&o, &want, sizeof(o)) != 0)
+				fprintf(stderr, "# %s %s: not as expected (%s)\n", opt, good[g].text,
+					err);
+			CHECK(parse(2, argv_eq) == 0);
+			CHECK(memcmp(&o, &want, sizeof(o)) == 0);
+		}
+	}
+	/* the last of a repeated option wins */
+	CHECK(PARSE("--burst", "7", "--burst", "9") == 0 && o.knobs.burst == 9);
+	CHECK(PARSE("--rx-mode", "napi", "--rx-mode", "poll") == 0 &&
+	      o.knobs.rx_mode == VFWD_RX_POLL);
+	CHECK(PARSE("--pipeline", "2:2", "--pipeline", "off") == 0 && o.pipe_rx == 0);
+	/* every knob at once, off its default */
+	{
+		char *argv[2 * EXPECTED_NB_KNOBS + 2];
+		struct spec_value v[EXPECTED_NB_KNOBS];
+		char opts[EXPECTED_NB_KNOBS][40];
+		struct vfwd_options want = expect_defaults();
+		int argc = 1;
+
+		argv[0] = "dpdk-vfwd";
+		for (size_t i = 0; i < RTE_DIM(knob_specs) && i < EXPECTED_NB_KNOBS; i++) {
+			v[i] = spec_non_default(&knob_specs[i]);
+			spec_apply(&knob_specs[i], &want, &v[i]);
+			if (strcmp(knob_specs[i].name, "gro") == 0) {
+				argv[argc++] = "--gro";
+				continue;
+			}
+			snprintf(opts[i], sizeof(opts[i]), "--%s", knob_specs[i].name);
+			argv[argc++] = opts[i];
+			argv[argc++] = v[i].text;
+		}
+		argv[argc] = NULL;
+		CHECK(parse(argc, argv) == 0);
+		CHECK(memcmp(&o, &want, sizeof(o)) == 0);
+	}
 }
 
 static void
-good_values(void)
+knob_options_bad(void)
 {
-	CHECK(PARSE("--burst", "1") == 0 && o.knobs.burst == 1);
-	CHECK(PARSE("--burst", "512") == 0 && o.knobs.burst == 512);
-	CHECK(PARSE("--burst=16") == 0 && o.knobs.burst == 16);
-	CHECK(PARSE("--rxq", "4") == 0 && o.nb_rxq == 4 && o.nb_txq == 4);
+	for (size_t i = 0; i < RTE_DIM(knob_specs); i++) {
+		const struct knob_spec *s = &knob_specs[i];
+		char bad[SPEC_MAX_BAD][40], opt[40];
+		unsigned int n;
+
+		if (strcmp(s->name, "gro") == 0)
+			continue;
+		n = spec_bad_values(s, bad);
+		snprintf(opt, sizeof(opt), "--%s", s->name);
+		for (unsigned int b = 0; b < n && b < SPEC_MAX_BAD; b++) {
+			check_rejects(opt, bad[b]);
+			check_rejects_eq(opt, bad[b]);
+		}
+	}
+}
+
+static void
+flags(void)
+{
+	struct vfwd_options want;
+
+	want = expect_defaults();
+	want.knobs.gro.enabled = true;
+	CHECK(PARSE("--gro") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	want = expect_defaults();
+	want.interactive = true;
+	CHECK(PARSE("-i") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	CHECK(PARSE("--interactive") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	want = expect_defaults();
+	want.help = true;
+	CHECK(PARSE("-h") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	CHECK(PARSE("--help") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	CHECK(PARSE("-hi") == 0 && o.help && o.interactive);
+	/* flags take no value */
+	CHECK(PARSE("--gro=on") == -EINVAL && strstr(err, "--gro"));
+	CHECK(PARSE("--help=yes") == -EINVAL && strstr(err, "--help"));
+	CHECK(PARSE("--interactive=1") == -EINVAL && strstr(err, "--interactive"));
+	/* ... and a word after one is a stray argument */
+	CHECK(PARSE("--gro", "on") == -EINVAL && strstr(err, "'on'"));
+}
+
+static void
+queues(void)
+{
+	struct vfwd_options want;
+
+	for (unsigned int q = 1; q <= VFWD_MAX_QUEUES; q++) {
+		char v[8];
+		char *argv[] = {"dpdk-vfwd", "--rxq", v, NULL};
+
+		snprintf(v, sizeof(v), "%u", q);
+		want = def;
+		want.nb_rxq = want.nb_txq = (uint16_t)q;
+		CHECK(parse(3, argv) == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+		argv[1] = "--txq";
+		want = def;
+		want.nb_txq = (uint16_t)q;
+		CHECK(parse(3, argv) == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	}
 	CHECK(PARSE("--rxq", "2", "--txq", "3") == 0 && o.nb_rxq == 2 && o.nb_txq == 3);
-	CHECK(PARSE("--tx-retry", "0") == 0 && o.knobs.tx_retry == 0);
-	CHECK(PARSE("--stats-period", "0.5") == 0 && o.stats_period_s == 0.5);
-	CHECK(PARSE("--duration", "3") == 0 && o.duration_s == 3);
-	CHECK(PARSE("--stats-format", "json") == 0 && o.stats_format == VFWD_STATS_JSON);
-	CHECK(PARSE("--gro") == 0 && o.knobs.gro.enabled);
-	CHECK(PARSE("--gro-mode", "heavy") == 0 && o.knobs.gro.mode == VFWD_GRO_HEAVY);
-	CHECK(PARSE("--gro-flush-us", "0") == 0 && o.knobs.gro.flush_us == 0);
-	CHECK(PARSE("--gro-flows", "1024") == 0 && o.knobs.gro.max_flows == 1024);
-	CHECK(PARSE("-h") == 0 && o.help);
-	CHECK(PARSE("--help") == 0 && o.help);
+	CHECK(PARSE("--txq", "16", "--rxq", "16") == 0 && o.nb_rxq == 16 && o.nb_txq == 16);
+	CHECK(PARSE("--rxq=4") == 0 && o.nb_rxq == 4 && o.nb_txq == 4);
+	/* --txq below --rxq: each rx queue sends on the tx queue of its index */
+	CHECK(PARSE("--rxq", "4", "--txq", "2") == -EINVAL && strstr(err, "--txq") &&
+	      strstr(err, "--rxq"));
+	CHECK(PARSE("--txq", "1", "--rxq", "2") == -EINVAL && strstr(err, "--txq"));
+	{
+		static const char *const bad[] = {"0", "17", "-2", "+2", " 2", "2 ", "x", "",
+						  "2x", "1.0", "0x2", "99999999999999999999",
+						  "4294967297"};
+
+		for (size_t i = 0; i < RTE_DIM(bad); i++) {
+			check_rejects("--rxq", bad[i]);
+			check_rejects("--txq", bad[i]);
+			check_rejects_eq("--rxq", bad[i]);
+		}
+	}
 }
 
 static void
 pairs(void)
 {
+	static const char *const pair_bad[] = {"1", "1:", ":1", "1:1", "a:b", "1:2:3", "-1:2",
+					       "0:32", "32:0", "0:1x", "", " 0:1", "0:1 ", "0 :1",
+					       "+0:1", "0:+1", "0:99999999999999999999",
+					       "00000000000000000000000000000000:1"};
+
 	CHECK(PARSE("--pair", "0:1", "--pair", "2:3") == 0);
 	CHECK(o.nb_pairs == 2);
 	CHECK(o.pairs[0].vm_port == 0 && o.pairs[0].wire_port == 1);
 	CHECK(o.pairs[1].vm_port == 2 && o.pairs[1].wire_port == 3);
+	CHECK(PARSE("--pair", "31:0") == 0 && o.nb_pairs == 1 && o.pairs[0].vm_port == 31 &&
+	      o.pairs[0].wire_port == 0);
+	CHECK(PARSE("--pair=5:4") == 0 && o.pairs[0].vm_port == 5 && o.pairs[0].wire_port == 4);
+	/* 16 pairs, the most */
+	{
+		char *argv[2 * VFWD_MAX_PAIRS + 4];
+		char vals[VFWD_MAX_PAIRS + 1][16];
+		int argc = 1;
+
+		argv[0] = "dpdk-vfwd";
+		for (int p = 0; p < VFWD_MAX_PAIRS + 1; p++) {
+			/* 16 pairs take ports 0..31; the 17th, whatever it is, is one too many */
+			snprintf(vals[p], sizeof(vals[p]), "%d:%d", (2 * p) % 32, (2 * p + 1) % 32);
+			argv[argc++] = "--pair";
+			argv[argc++] = vals[p];
+		}
+		argv[argc] = NULL;
+		CHECK(parse(argc, argv) == -EINVAL && strstr(err, "--pair") &&
+		      strstr(err, "'0:1'") && strstr(err, "at most"));
+		argv[argc - 2] = NULL;
+		CHECK(parse(argc - 2, argv) == 0 && o.nb_pairs == VFWD_MAX_PAIRS);
+		for (int p = 0; p < VFWD_MAX_PAIRS && o.nb_pairs == VFWD_MAX_PAIRS; p++)
+			CHECK(o.pairs[p].vm_port == 2 * p && o.pairs[p].wire_port == 2 * p + 1);
+	}
 	/* a port in two pairs would have two senders on one tx queue */
 	CHECK(PARSE("--pair", "0:1", "--pair", "0:2") == -EINVAL);
 	CHECK(strstr(err, "--pair") && strstr(err, "0:2"));
-	CHECK(PARSE("--pair", "0:1", "--pair", "2:1") == -EINVAL);
+	CHECK(PARSE("--pair", "0:1", "--pair", "2:1") == -EINVAL && strstr(err, "'2:1'"));
+	CHECK(PARSE("--pair", "0:1", "--pair", "1:2") == -EINVAL && strstr(err, "'1:2'"));
+	CHECK(PARSE("--pair", "0:1", "--pair", "2:0") == -EINVAL && strstr(err, "'2:0'"));
+	CHECK(PARSE("--pair", "0:1", "--pair", "0:1") == -EINVAL);
+	for (size_t i = 0; i < RTE_DIM(pair_bad); i++) {
+		check_rejects("--pair", pair_bad[i]);
+		check_rejects_eq("--pair", pair_bad[i]);
+	}
 }
 
 static void
-bad_values(void)
+duration(void)
 {
-	static const char *const burst_bad[] = {"0", "513", "-1", "abc", "", "3x", " 3", "+3",
-						"99999999999999999999999", "1.5"};
-	static const char *const q_bad[] = {"0", "17", "-2", "x", ""};
-	static const char *const pair_bad[] = {"1", "1:", ":1", "1:1", "a:b", "1:2:3", "-1:2",
-					       "0:32", "0:1x", ""};
-	static const char *const secs_bad[] = {"0", "-1", "x", "", "1s", "nan", "inf", "1e99"};
+	static const struct {
+		const char *v;
+		double s;
+	} good[] = {{"3", 3}, {"0.001", 0.001}, {".5", 0.5}, {"2.5", 2.5}, {"1e3", 1000},
+		    {"31536000", 31536000}};
+	static const char *const bad[] = {"0", "0.0", "-1", "+1", "x", "", "1s", " 1", "1 ",
+					  "nan", "inf", "1e99", "31536000.5", "off", "1e-400"};
 
-	for (size_t i = 0; i < RTE_DIM(burst_bad); i++)
-		check_rejects("--burst", burst_bad[i]);
-	for (size_t i = 0; i < RTE_DIM(q_bad); i++) {
-		check_rejects("--rxq", q_bad[i]);
-		check_rejects("--txq", q_bad[i]);
+	for (size_t i = 0; i < RTE_DIM(good); i++) {
+		struct vfwd_options want = expect_defaults();
+
+		want.duration_s = good[i].s;
+		CHECK(PARSE("--duration", (char *)good[i].v) == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+		if (memcmp(&o, &want, sizeof(o)) != 0)
+			fprintf(stderr, "# --duration %s -> %g (%s)\n", good[i].v, o.duration_s, err);
 	}
-	for (size_t i = 0; i < RTE_DIM(pair_bad); i++)
-		check_rejects("--pair", pair_bad[i]);
-	for (size_t i = 0; i < RTE_DIM(secs_bad); i++) {
-		check_rejects("--stats-period", secs_bad[i]);
-		check_rejects("--duration", secs_bad[i]);
+	for (size_t i = 0; i < RTE_DIM(bad); i++) {
+		check_rejects("--duration", bad[i]);
+		check_rejects_eq("--duration", bad[i]);
 	}
-	check_rejects("--tx-retry", "10001");
-	check_rejects("--tx-retry", "-1");
-	check_rejects("--gro-mode", "medium");
-	check_rejects("--gro-flush-us", "1000001");
-	check_rejects("--gro-flush-us", "-1");
-	check_rejects("--gro-flows", "0");
-	check_rejects("--gro-flows", "1025");
-	check_rejects("--stats-format", "xml");
-	check_rejects("--stats-format", "");
+}
+
+static void
+socket_mode(void)
+{
+	static const struct {
+		const char *v;
+		unsigned int m;
+	} good[] = {{"0660", 0660}, {"0600", 0600}, {"0640", 0640}, {"0000", 0},
+		    {"0", 0},       {"660", 0660},  {"0620", 0620}, {"00660", 0660}};
+	static const char *const bad[] = {"0666", "0700", "0661", "0670", "0770", "1", "0001",
+					  "4660", "7777", "8", "0668", "0o660", "-0660", "+0660",
+					  "", " 0660", "0660 ", "0660x", "0x1b0",
+					  "99999999999999999999999"};
+
+	for (size_t i = 0; i < RTE_DIM(good); i++) {
+		struct vfwd_options want = expect_defaults();
+
+		want.socket_mode = good[i].m;
+		CHECK(PARSE("--socket-mode", (char *)good[i].v) == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+		if (memcmp(&o, &want, sizeof(o)) != 0)
+			fprintf(stderr, "# --socket-mode %s -> %o (%s)\n", good[i].v, o.socket_mode,
+				err);
+	}
+	for (size_t i = 0; i < RTE_DIM(bad); i++) {
+		check_rejects("--socket-mode", bad[i]);
+		check_rejects_eq("--socket-mode", bad[i]);
+	}
+}
+
+static void
+socket_owner(void)
+{
+	struct vfwd_options want;
+	char longname[300];
+
+	want = expect_defaults();
+	want.socket_owner_set = true;
+	want.socket_uid = 0;
+	want.socket_gid = 0;
+	CHECK(PARSE("--socket-owner", "root") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	CHECK(PARSE("--socket-owner", "root:root") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	want.socket_gid = 65534;
+	CHECK(PARSE("--socket-owner=root:nogroup") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	want.socket_uid = 1;
+	want.socket_gid = 1; /* the user's group */
+	CHECK(PARSE("--socket-owner", "daemon") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	check_rejects("--socket-owner", "");
+	check_rejects("--socket-owner", "vfwd-no-such-user");
+	CHECK(strstr(err, "no user"));
+	check_rejects("--socket-owner", "root:vfwd-no-such-group");
+	CHECK(strstr(err, "no group"));
+	check_rejects("--socket-owner", "root:");
+	check_rejects("--socket-owner", ":root");
+	check_rejects("--socket-owner", "0");
+	check_rejects("--socket-owner", " root");
+	check_rejects_eq("--socket-owner", "vfwd-no-such-user");
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	check_rejects("--socket-owner", longname);
+}
+
+static void
+cmdline_file(void)
+{
+	static char longpath[5000];
+	struct vfwd_options want = expect_defaults();
+
+	snprintf(want.cmdline_file, sizeof(want.cmdline_file), "config/burst-sweep.cmd");
+	CHECK(PARSE("--cmdline-file", "config/burst-sweep.cmd") == 0 &&
+	      memcmp(&o, &want, sizeof(o)) == 0);
+	CHECK(PARSE("--cmdline-file=config/burst-sweep.cmd") == 0 &&
+	      memcmp(&o, &want, sizeof(o)) == 0);
+	/* the longest that fits, and one more */
+	memset(longpath, 'f', sizeof(o.cmdline_file) - 1);
+	longpath[sizeof(o.cmdline_file) - 1] = '\0';
+	CHECK(PARSE("--cmdline-file", longpath) == 0 && strcmp(o.cmdline_file, longpath) == 0);
+	longpath[sizeof(o.cmdline_file) - 1] = 'f';
+	longpath[sizeof(o.cmdline_file)] = '\0';
+	CHECK(PARSE("--cmdline-file", longpath) == -EINVAL && strstr(err, "--cmdline-file"));
+	check_rejects("--cmdline-file", "");
 }
 
 static void
@@ -127,9 +496,28 @@ bad_shapes(void)
 	CHECK(PARSE("-x") == -EINVAL && strstr(err, "-x"));
 	CHECK(PARSE("--burst") == -EINVAL && strstr(err, "--burst"));
 	CHECK(PARSE("stray") == -EINVAL && strstr(err, "stray"));
-	CHECK(PARSE("--help=yes") == -EINVAL && strstr(err, "--help"));
-	CHECK(PARSE("--gro=on") == -EINVAL && strstr(err, "--gro"));
+	CHECK(PARSE("--burst", "8", "stray") == -EINVAL && strstr(err, "stray"));
+	CHECK(PARSE("--Burst", "8") == -EINVAL && strstr(err, "--Burst"));
 	CHECK(PARSE("--rxq", "4", "--txq", "2") == -EINVAL && strstr(err, "--txq"));
+	/* no abbreviations: getopt_long would take "--gro-f" for --gro-flush-us
+	 * and "--round-b" for --round-budget without a word */
+	CHECK(PARSE("--gro-f", "1") == -EINVAL && strstr(err, "'--gro-f'"));
+	CHECK(PARSE("--round-b", "5") == -EINVAL && strstr(err, "'--round-b'"));
+	CHECK(PARSE("--bur=8") == -EINVAL && strstr(err, "'--bur'"));
+	CHECK(PARSE("--interact") == -EINVAL && strstr(err, "'--interact'"));
+	/* seconds are decimal (strtod would take hex) */
+	CHECK(PARSE("--stats-period", "0x10") == -EINVAL && strstr(err, "0x10"));
+	CHECK(PARSE("--duration", "0x1p3") == -EINVAL && strstr(err, "0x1p3"));
+	/* every option that takes a value, at the end without one */
+	for (size_t i = 0; i < RTE_DIM(knob_specs); i++) {
+		char opt[40];
+		char *argv[] = {"dpdk-vfwd", opt, NULL};
+
+		if (strcmp(knob_specs[i].name, "gro") == 0)
+			continue;
+		snprintf(opt, sizeof(opt), "--%s", knob_specs[i].name);
+		CHECK(parse(2, argv) == -EINVAL && strstr(err, opt) && strstr(err, "needs a value"));
+	}
 }
 
 /* A failed parse after a good one must not keep stale getopt state. */
@@ -140,15 +528,27 @@ reparse(void)
 	CHECK(PARSE("--burst", "8") == 0 && o.knobs.burst == 8);
 	CHECK(PARSE("--bogus", "--burst", "8") == -EINVAL);
 	CHECK(PARSE("--tx-retry", "3") == 0 && o.knobs.tx_retry == 3 && o.knobs.burst == 32);
+	CHECK(PARSE("--pair", "0:1") == 0 && o.nb_pairs == 1);
+	CHECK(PARSE("--rxq", "2") == 0 && o.nb_pairs == 0 && o.nb_txq == 2);
+	CHECK(PARSE("--socket-owner", "root") == 0 && o.socket_owner_set);
+	CHECK(PARSE("--rxq", "2") == 0 && !o.socket_owner_set && o.socket_mode == 0660);
 }
 
 int
 main(void)
 {
+	vfwd_options_defaults(&def);
+	RUN(usage_lists_every_option);
 	RUN(defaults);
-	RUN(good_values);
+	RUN(knob_options_good);
+	RUN(knob_options_bad);
+	RUN(flags);
+	RUN(queues);
 	RUN(pairs);
-	RUN(bad_values);
+	RUN(duration);
+	RUN(socket_mode);
+	RUN(socket_owner);
+	RUN(cmdline_file);
 	RUN(bad_shapes);
 	RUN(reparse);
 	return CHECK_DONE();
