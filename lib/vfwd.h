@@ -254,6 +254,7 @@ struct vfwd_port_state {
 	bool tx_tso;       /* TCP_TSO offload enabled */
 	bool tx_ip_cksum;  /* IPV4_CKSUM offload enabled */
 	bool tx_l4_cksum;  /* TCP_CKSUM and UDP_CKSUM offloads enabled */
+	bool tx_multi_seg; /* MULTI_SEGS enabled: takes chained mbufs */
 	uint16_t max_frame; /* MTU + Ethernet header */
 } __rte_cache_aligned;
 

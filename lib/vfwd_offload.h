@@ -20,7 +20,7 @@ struct vfwd_dir_stats;
 /* ------------------------------------------------------------- typing */
 
 enum vfwd_parse {
-	VFWD_PARSE_OTHER,  /* not TCP/UDP over IPv4/IPv6 without extensions: leave alone */
+	VFWD_PARSE_OTHER,  /* not TCP/UDP over IPv4/IPv6: leave alone */
 	VFWD_PARSE_TCP4,
 	VFWD_PARSE_TCP6,
 	VFWD_PARSE_UDP4,
@@ -32,7 +32,13 @@ enum vfwd_parse {
  * packet_type and l2/l3/l4_len. Reads only bytes inside the packet; headers
  * must sit in the first segment (they do for every PMD we use). An IPv4
  * total length shorter than the frame (Ethernet padding) is fine; longer is
- * BAD. IPv4 fragments, IPv6 extension headers and VLAN tags are OTHER. */
+ * BAD. Up to two VLAN tags (802.1Q 0x8100, 802.1ad 0x88a8, in any order)
+ * are walked, l2_len covering them; so are up to 8 IPv6 hop-by-hop,
+ * routing and destination options headers, l3_len covering them. OTHER:
+ * IPv4 fragments, an IPv6 fragment header, a third tag, truncated tags,
+ * an extension header beyond the frame or the IPv6 payload, a longer
+ * chain, a routing header with segments left of a type other than 0, 2
+ * and 4. */
 enum vfwd_parse vfwd_parse(struct rte_mbuf *m);
 
 /* ---------------------------------------------------------------- GRO */
@@ -109,16 +115,23 @@ struct vfwd_wire_tx {
 	bool tso_offload;      /* the wire port segments TCP itself (TCP_TSO) */
 	bool ip_cksum_offload; /* ... and computes IPv4 / TCP / UDP checksums */
 	bool l4_cksum_offload;
+	bool multi_seg;        /* the port takes multi-segment mbufs (MULTI_SEGS) */
 	uint16_t max_frame;    /* the wire's MTU + Ethernet header */
-	struct rte_gso_ctx gso;
+	struct rte_gso_ctx gso; /* its pools also serve our segmenter and flattening */
 };
 
 /* Make one guest frame fit the wire: segment a TSO frame (the port's TSO
- * offload, else librte_gso), complete a partial checksum (offload, else
- * software). Writes the packets to send to out[0..room) and returns their
- * count; 0 means m was dropped (freed and counted). room must be at least
+ * offload, else librte_gso for TCP/IPv4, else vfwd's own segmenter:
+ * TCP/IPv6 and the rest), complete a partial checksum (offload, else
+ * software; software behind IPv6 extension headers). Tags and IPv6
+ * extension headers are covered by l2_len / l3_len. For a port without
+ * multi_seg every packet written is a single direct mbuf (chains are
+ * copied into one; what does not fit one mbuf is dropped, oversize).
+ * Writes the packets to send to out[0..room) and returns their count; 0
+ * means m was dropped (freed and counted). room must be at least
  * VFWD_GSO_MAX_SEGS. Frames without RX_LRO or a partial checksum pass as
- * they are, unless longer than max_frame (dropped, oversize). */
+ * they are, unless longer than max_frame (dropped, oversize) or chained
+ * for a single-segment port. */
 uint16_t vfwd_wire_tx_prepare(const struct vfwd_wire_tx *w, struct rte_mbuf *m,
 			      struct rte_mbuf **out, uint16_t room, struct vfwd_dir_stats *st);
 
@@ -131,6 +144,15 @@ vfwd_needs_prep(const struct rte_mbuf *m)
 {
 	return (m->ol_flags & RTE_MBUF_F_RX_LRO) ||
 	       (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_NONE;
+}
+
+/* Whether m must go through vfwd_wire_tx_prepare() for port w: offloads
+ * to finish, longer than the wire takes, or a chain the port cannot take. */
+static inline bool
+vfwd_wire_needs_prep(const struct vfwd_wire_tx *w, const struct rte_mbuf *m)
+{
+	return vfwd_needs_prep(m) || rte_pktmbuf_pkt_len(m) > w->max_frame ||
+	       (!w->multi_seg && m->nb_segs > 1);
 }
 
 #endif /* VFWD_OFFLOAD_H */

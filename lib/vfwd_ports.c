@@ -150,6 +150,9 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 		st->tx_tso = dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO;
 	else
 		dev_conf.txmode.offloads &= ~RTE_ETH_TX_OFFLOAD_TCP_TSO;
+	/* without it every packet sent must be one direct mbuf: segments
+	 * and chained frames are flattened (vfwd_wire_tx_prepare) */
+	st->tx_multi_seg = dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	st->tx_ip_cksum = dev_conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
 	st->tx_l4_cksum = (dev_conf.txmode.offloads &
 			   (RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM)) ==

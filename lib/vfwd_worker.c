@@ -190,7 +190,7 @@ process_to_wire(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs
 	bool prep = false;
 
 	for (uint16_t j = 0; j < nb_rx; j++)
-		prep |= vfwd_needs_prep(pkts[j]) | (rte_pktmbuf_pkt_len(pkts[j]) > wtx->max_frame);
+		prep |= vfwd_wire_needs_prep(wtx, pkts[j]);
 	if (likely(!prep)) {
 		send_burst(w, i, k, pkts, nb_rx, bytes, now, d);
 		return;
@@ -567,6 +567,7 @@ vfwd_worker_offload_init(struct vfwd_worker *w, struct rte_mempool *pool,
 			.tso_offload = tx->tx_tso,
 			.ip_cksum_offload = tx->tx_ip_cksum,
 			.l4_cksum_offload = tx->tx_l4_cksum,
+			.multi_seg = tx->tx_multi_seg,
 			.max_frame = tx->max_frame,
 			.gso = {.direct_pool = pool, .indirect_pool = indirect_pool,
 				.gso_types = RTE_ETH_TX_OFFLOAD_TCP_TSO},
