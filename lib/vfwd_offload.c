@@ -485,12 +485,38 @@ set_l4_cksum(struct rte_mbuf *m, enum vfwd_parse kind, uint16_t sum)
 
 /* Complete the L4 checksum of a parsed packet in software (any segment
  * layout, lengths from the IP header). */
+/* The one's complement sum of len bytes from off, across segments.
+ * rte_raw_cksum_mbuf() of 22.11 byte-swaps the unfolded 32-bit sum of a
+ * segment that starts at an odd offset, losing its carries: wrong checksums
+ * on chains with odd-length pieces (an odd MSS, a guest's odd fragments). */
+static uint16_t
+chain_raw_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
+{
+	uint32_t sum = 0, done = 0;
+
+	while (m != NULL && off >= rte_pktmbuf_data_len(m)) {
+		off -= rte_pktmbuf_data_len(m);
+		m = m->next;
+	}
+	for (; m != NULL && done < len; m = m->next, off = 0) {
+		uint32_t n = RTE_MIN(rte_pktmbuf_data_len(m) - off, len - done);
+		uint16_t part = __rte_raw_cksum_reduce(
+			__rte_raw_cksum(rte_pktmbuf_mtod_offset(m, const void *, off), n, 0));
+
+		/* a piece that starts at an odd position has its bytes in the
+		 * other halves of the 16-bit words */
+		sum += (done & 1) ? rte_bswap16(part) : part;
+		done += n;
+	}
+	return __rte_raw_cksum_reduce(sum);
+}
+
 static void
 sw_l4_cksum(struct rte_mbuf *m, enum vfwd_parse kind, struct vfwd_dir_stats *st)
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, m->l2_len);
 	uint32_t off = m->l2_len + m->l3_len, len;
-	uint16_t raw = 0, sum;
+	uint16_t raw, sum;
 
 	if (kind_v4(kind))
 		len = rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)l3)->total_length) -
@@ -499,7 +525,7 @@ sw_l4_cksum(struct rte_mbuf *m, enum vfwd_parse kind, struct vfwd_dir_stats *st)
 		len = sizeof(struct rte_ipv6_hdr) +
 		      rte_be_to_cpu_16(((const struct rte_ipv6_hdr *)l3)->payload_len) - m->l3_len;
 	set_l4_cksum(m, kind, 0);
-	rte_raw_cksum_mbuf(m, off, len, &raw); /* within pkt_len: parsed */
+	raw = chain_raw_cksum(m, off, len); /* within pkt_len: parsed */
 	sum = (uint16_t)~__rte_raw_cksum_reduce((uint32_t)raw + phdr_cksum(m, kind, true));
 	if (sum == 0 && !kind_tcp(kind))
 		sum = 0xffff; /* 0 means "no checksum" in UDP */
