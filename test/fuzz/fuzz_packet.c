@@ -33,28 +33,48 @@
  *                   out, concatenated, are its bytes in
  *   gro-csum        a merged packet: IPv4 total length and header checksum
  *                   right, TCP checksum the pseudo-header sum (NEEDS_CSUM),
- *                   TX_TCP_SEG + TX_IPV4 + TX_TCP_CKSUM, tso_segsz the first
- *                   segment's payload, l2/l3/l4_len its headers
+ *                   TX_TCP_SEG + TX_IPV4 + TX_TCP_CKSUM, tso_segsz the largest
+ *                   merged segment's payload (the flow's MSS), l2/l3/l4_len
+ *                   its headers; tagged TCP is never merged (librte_gro
+ *                   22.11 has no VLAN): a stream is its tags and 4-tuple
  *
  * toward the wire, per frame
  *   wire-outcome    sent or dropped as vfwd_wire_tx_prepare() says it
  *                   does (oversize, partial checksum on non-TCP/UDP, TSO
- *                   that cannot be segmented), a drop counted once under
- *                   its cause, nothing dropped that could be sent
- *   wire-size       every packet out fits the wire's MTU (or is left to
- *                   the port's TSO with headers + MSS within it);
- *                   software segments are MSS + headers, the last one less
+ *                   that cannot be segmented, headers or a segment that
+ *                   cannot fit one mbuf for our own segmenter, a chain that
+ *                   cannot be flattened into one mbuf for a single-segment
+ *                   port), a drop counted once under its cause, nothing
+ *                   dropped that could be sent
+ *   wire-size       every packet out fits the wire's MTU plus the frame's
+ *                   VLAN tags (or is left to the port's TSO with headers +
+ *                   MSS within that); software segments are MSS + headers,
+ *                   the last one less
+ *   wire-mbuf       multi-segment port: a frame not cut is the mbuf given,
+ *                   a segment a direct head; single-segment port: every
+ *                   packet out is one direct mbuf (a chain copied into a
+ *                   new one) with the bytes and metadata a multi-segment
+ *                   port would get
  *   wire-payload    segments: as many as the payload needs, sequence
  *                   numbers contiguous from the frame's, their payloads
  *                   concatenated = the frame's; other packets: the frame's
  *                   bytes but for the checksum fields the stage fills
- *   wire-headers    each segment carries the frame's headers but for IPv4
- *                   length, id and checksum, TCP sequence number and
- *                   checksum, PSH/FIN (last segment only)
+ *   wire-headers    each segment (TCP/IPv4 or IPv6, tagged or not) carries
+ *                   the frame's headers, tags and IPv6 extension headers
+ *                   included, but for the IPv4 total length (the segment's),
+ *                   id (the frame's + i) and checksum, the IPv6 payload
+ *                   length (the segment's), TCP sequence number and
+ *                   checksum, PSH/FIN (last segment only), CWR (first
+ *                   segment only)
  *   wire-csum       where the stage completes a checksum in software, the
  *                   IPv4 header checksum and the TCP/UDP checksum verify
- *                   (over the IP length, as a receiver checks them); where
- *                   it leaves them to the port, the offload flags, the
+ *                   (over the IP length, as a receiver checks them, with
+ *                   the IPv6 pseudo-header of RFC 8200 8.1: upper-layer
+ *                   length and protocol, final destination of a routing
+ *                   header); where it leaves them to the port (the L4 one
+ *                   only with l4 offload and no IPv6 extension header; the
+ *                   IPv4 header one only with ip offload, else 0 flags and
+ *                   a right checksum), exactly the offload flags, the
  *                   header lengths and the pseudo-header sum are set
  *   wire-stats      gso_frames, gso_sw_frames, gso_segs, tso_offloaded and
  *                   sw_cksums count what happened
@@ -64,8 +84,9 @@
  * segments, some marked as guest TSO frames with the given gso_size.
  * flags: 0x01 toward the wire (else GRO); GRO: 0x02 heavy, 0x10 keep the
  * bypass window of earlier inputs; wire: 0x02 port TSO, 0x04 port
- * checksums, 0x08 MTU 1500 (else 9000); 1 << (i % 8): frame i is a guest
- * TSO frame, else 0x80: a partial checksum.
+ * checksums (0x20 flips the IPv4 header one alone), 0x08 MTU 1500 (else
+ * 9000), 0x10 a single-segment port (no MULTI_SEGS); 1 << (i % 8): frame i
+ * is a guest TSO frame, else 0x80: a partial checksum.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -191,10 +212,12 @@ struct snap {
 	uint64_t ol_flags;
 	uint16_t tso_segsz;
 	enum vfwd_parse kind;
+	uint32_t ptype;      /* packet_type typing set */
 	uint32_t l2, l3, l4; /* TCP/UDP kinds */
 	uint32_t ip_end;     /* l2 + the IP length: where the IP packet ends */
-	/* TCP over IPv4 */
-	bool mergeable;      /* what GRO takes: ACK only, payload, no IP options, one mbuf */
+	/* TCP */
+	bool mergeable;      /* what GRO takes: IPv4, untagged, ACK only, payload, no IP
+			      * options, one mbuf */
 	uint32_t seq;
 	uint32_t pl_off, pl_len; /* TCP payload by the IP length */
 	bool used;           /* matched to a packet out */
@@ -229,6 +252,7 @@ take_snap(struct snap *s, struct rte_mbuf *m, uint8_t *where)
 	s->kind = vfwd_parse(m);
 	if (s->kind == VFWD_PARSE_OTHER || s->kind == VFWD_PARSE_BAD)
 		return;
+	s->ptype = m->packet_type;
 	s->l2 = m->l2_len;
 	s->l3 = m->l3_len;
 	s->l4 = m->l4_len;
@@ -236,18 +260,21 @@ take_snap(struct snap *s, struct rte_mbuf *m, uint8_t *where)
 		s->ip_end = s->l2 + be16(s->b + s->l2 + 2);
 	else
 		s->ip_end = s->l2 + 40 + be16(s->b + s->l2 + 4);
-	if (s->kind != VFWD_PARSE_TCP4)
+	if (s->kind != VFWD_PARSE_TCP4 && s->kind != VFWD_PARSE_TCP6)
 		return;
 	s->seq = be32(s->b + s->l2 + s->l3 + 4);
 	s->pl_off = s->l2 + s->l3 + s->l4;
 	s->pl_len = s->ip_end - s->pl_off;
-	s->mergeable = m->nb_segs == 1 && s->l3 == 20 &&
-		       s->b[s->l2 + s->l3 + 13] == RTE_TCP_ACK_FLAG && s->pl_len > 0;
+	s->mergeable = s->kind == VFWD_PARSE_TCP4 && m->nb_segs == 1 && s->l2 == 14 &&
+		       s->l3 == 20 && s->b[s->l2 + s->l3 + 13] == RTE_TCP_ACK_FLAG &&
+		       s->pl_len > 0;
 }
 
-/* The 4-tuple of a TCP/IPv4 frame at l2/l3. */
+/* The 4-tuple of a TCP/IPv4 frame at l2/l3, and its VLAN tags (a tagged
+ * frame is another network's: never merged, never kept in order with the
+ * untagged frames of that 4-tuple). */
 struct tuple {
-	uint8_t b[12];
+	uint8_t b[21];
 };
 
 static struct tuple
@@ -255,8 +282,11 @@ tuple_of(const uint8_t *p, uint32_t l2, uint32_t l3)
 {
 	struct tuple t;
 
+	memset(&t, 0, sizeof(t));
 	memcpy(t.b, p + l2 + 12, 8);
 	memcpy(t.b + 8, p + l2 + l3, 4);
+	t.b[12] = (uint8_t)l2;
+	memcpy(t.b + 13, p + 12, RTE_MIN(l2 - 14, 8u));
 	return t;
 }
 
@@ -269,24 +299,77 @@ same_gro_flow(const uint8_t *a, const uint8_t *b, uint32_t l2, uint32_t l3)
 	       memcmp(a + l2 + l3 + 8, b + l2 + l3 + 8, 4) == 0;
 }
 
-/* Receiver's view of an L4 checksum: over the IP length. */
-static bool
-l4_cksum_ok(const struct rte_mbuf *m, const uint8_t *p, bool v4, uint32_t l2, uint32_t l4_off)
+/* The final destination of an IPv6 packet whose extension headers (l3
+ * in all, walked by typing already) are at l2 + 40: the last address of a
+ * type 0 routing header with segments left, the home address of a type 2
+ * one, segment list[0] of an SRH (type 4), else the fixed header's. */
+static uint32_t
+v6_dst_off(const uint8_t *p, uint32_t l2, uint32_t l3)
 {
-	uint32_t end, sum;
-	uint16_t raw;
+	uint32_t o = l2 + 40, dst = l2 + 24;
+	uint8_t nh = p[l2 + 6];
+
+	while (o < l2 + l3) {
+		if (nh == IPPROTO_ROUTING && p[o + 3] != 0) {
+			uint32_t naddr = p[o + 1] / 2u;
+
+			if (p[o + 2] == 0)
+				dst = o + 8 + 16 * (naddr - 1);
+			else
+				dst = o + 8;
+		}
+		nh = p[o];
+		o += (p[o + 1] + 1u) * 8;
+	}
+	return dst;
+}
+
+/* The pseudo-header sum (raw, folded, memory order as the raw-sum
+ * functions give it) of a TCP/UDP packet at l2/l3, the upper-layer length
+ * (from the IP header) in it or not (TSO). */
+static uint16_t
+phdr_sum(const uint8_t *p, bool v4, bool tcp, uint32_t l2, uint32_t l3, bool with_len)
+{
+	uint8_t ph[40];
+	uint32_t n, len;
 
 	if (v4) {
-		end = l2 + be16(p + l2 + 2);
-		sum = rte_ipv4_phdr_cksum((const struct rte_ipv4_hdr *)(p + l2), 0);
+		memcpy(ph, p + l2 + 12, 8);
+		len = be16(p + l2 + 2) - l3;
+		n = 8;
 	} else {
-		end = l2 + 40 + be16(p + l2 + 4);
-		sum = rte_ipv6_phdr_cksum((const struct rte_ipv6_hdr *)(p + l2), 0);
+		memcpy(ph, p + l2 + 8, 16);
+		memcpy(ph + 16, p + v6_dst_off(p, l2, l3), 16);
+		len = 40 + be16(p + l2 + 4) - l3;
+		n = 32;
 	}
-	if (end > rte_pktmbuf_pkt_len(m) || end < l4_off ||
-	    rte_raw_cksum_mbuf(m, l4_off, end - l4_off, &raw) != 0)
+	if (!with_len)
+		len = 0;
+	ph[n] = (uint8_t)(len >> 24);
+	ph[n + 1] = (uint8_t)(len >> 16);
+	ph[n + 2] = (uint8_t)(len >> 8);
+	ph[n + 3] = (uint8_t)len;
+	ph[n + 4] = ph[n + 5] = ph[n + 6] = 0;
+	ph[n + 7] = tcp ? IPPROTO_TCP : IPPROTO_UDP;
+	return rte_raw_cksum(ph, n + 8);
+}
+
+/* Receiver's view of an L4 checksum: over the IP length, from m's bytes
+ * made contiguous (p): not rte_raw_cksum_mbuf(), whose 22.11 version
+ * loses carries where a segment starts at an odd offset (the sum of the
+ * bytes so far is truncated to 16 bits before it is byte-swapped). */
+static bool
+l4_cksum_ok(const struct rte_mbuf *m, const uint8_t *p, bool v4, bool tcp, uint32_t l2,
+	    uint32_t l3)
+{
+	const uint32_t l4_off = l2 + l3;
+	uint32_t end, sum;
+
+	end = v4 ? l2 + be16(p + l2 + 2) : l2 + 40 + be16(p + l2 + 4);
+	if (end > rte_pktmbuf_pkt_len(m) || end < l4_off)
 		return false;
-	sum += raw;
+	sum = (uint32_t)rte_raw_cksum(p + l4_off, end - l4_off) +
+	      phdr_sum(p, v4, tcp, l2, l3, true);
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return sum == 0xffff;
@@ -591,7 +674,14 @@ check_gro(struct rte_mbuf **outs, uint16_t nout, uint16_t n_in, const struct vfw
 					      !(m->ol_flags & RTE_MBUF_F_TX_IP_CKSUM));
 		INVARIANT("gro-csum", be16(p + 14 + 2) == rte_pktmbuf_pkt_len(m) - 14);
 		INVARIANT("gro-csum", ip_cksum_ok(p, 14));
-		INVARIANT("gro-csum", m->tso_segsz == rte_pktmbuf_data_len(m) - 34 - l4);
+		{
+			/* each mbuf one merged segment's payload: the largest */
+			uint32_t mss = rte_pktmbuf_data_len(m) - 34 - l4;
+
+			for (const struct rte_mbuf *seg = m->next; seg != NULL; seg = seg->next)
+				mss = RTE_MAX(mss, (uint32_t)rte_pktmbuf_data_len(seg));
+			INVARIANT("gro-csum", m->tso_segsz == mss);
+		}
 		{
 			uint16_t sum;
 
@@ -627,11 +717,21 @@ enum wire_path {
 	PATH_SEGMENT, /* software segments */
 };
 
+/* What fits one mbuf of the pools the stage gets (flattening, our own
+ * segmenter's heads). */
+static uint32_t
+mbuf_room(void)
+{
+	return (uint32_t)rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM;
+}
+
 /* What vfwd_wire_tx_prepare() says it does with the frame. */
 static enum wire_path
 wire_expect(const struct vfwd_wire_tx *w, const struct snap *s, uint16_t room, int *cause)
 {
 	bool lro = s->ol_flags & RTE_MBUF_F_RX_LRO;
+	/* a single-segment port: a chain out is copied into one mbuf */
+	bool no_flat = !w->multi_seg && s->nb_segs > 1 && s->len > mbuf_room();
 	uint32_t hdr, payload, segsz = s->tso_segsz;
 
 	*cause = -1;
@@ -639,11 +739,20 @@ wire_expect(const struct vfwd_wire_tx *w, const struct snap *s, uint16_t room, i
 		*cause = VFWD_DROP_OVERSIZE;
 		return PATH_DROP;
 	}
-	if (!lro && (s->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) != RTE_MBUF_F_RX_L4_CKSUM_NONE)
+	if (!lro && (s->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) != RTE_MBUF_F_RX_L4_CKSUM_NONE) {
+		if (no_flat) {
+			*cause = VFWD_DROP_OVERSIZE;
+			return PATH_DROP;
+		}
 		return PATH_PASS;
+	}
 	if (!lro) {
 		if (s->kind == VFWD_PARSE_OTHER || s->kind == VFWD_PARSE_BAD) {
 			*cause = VFWD_DROP_BAD_CSUM;
+			return PATH_DROP;
+		}
+		if (no_flat) {
+			*cause = VFWD_DROP_OVERSIZE;
 			return PATH_DROP;
 		}
 		return PATH_CSUM;
@@ -653,19 +762,31 @@ wire_expect(const struct vfwd_wire_tx *w, const struct snap *s, uint16_t room, i
 		return PATH_DROP;
 	hdr = s->l2 + s->l3 + s->l4;
 	payload = s->len - hdr;
-	if (segsz == 0 || hdr + segsz > w->max_frame ||
+	/* a segment is an MTU-sized frame plus its tags */
+	if (segsz == 0 || hdr + segsz > w->max_frame + (s->l2 - 14) ||
 	    (payload + segsz - 1) / segsz > (uint32_t)RTE_MIN(room, (uint16_t)VFWD_GSO_MAX_SEGS))
 		return PATH_DROP;
 	if (payload <= segsz) {
+		if (no_flat) {
+			*cause = VFWD_DROP_OVERSIZE;
+			return PATH_DROP;
+		}
 		*cause = -1;
 		return PATH_CSUM;
 	}
-	if (w->tso_offload) {
+	if (w->tso_offload && w->multi_seg) {
 		*cause = -1;
 		return PATH_TSO;
 	}
-	if (s->kind != VFWD_PARSE_TCP4)
+	/* librte_gso takes TCP/IPv4 with a direct head (all of ours) for a
+	 * multi-segment port; our own segmenter the rest, each segment's
+	 * head one mbuf with the headers (and for a single-segment port the
+	 * payload) */
+	if (!(s->kind == VFWD_PARSE_TCP4 && w->multi_seg) &&
+	    hdr + (w->multi_seg ? 0 : segsz) > mbuf_room()) {
+		*cause = w->multi_seg ? VFWD_DROP_BAD_GSO : VFWD_DROP_OVERSIZE;
 		return PATH_DROP;
+	}
 	*cause = -1;
 	return PATH_SEGMENT;
 }
@@ -690,6 +811,25 @@ same_but(const uint8_t *a, const uint8_t *b, uint32_t len, uint32_t skip1, uint3
 	return true;
 }
 
+static inline void
+put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* Whether the stage leaves the L4 checksum of a frame (not cut by the
+ * port) to the port: where it enabled L4 offloads, not behind IPv6
+ * extension headers (22.11's drivers take the pseudo-header from the
+ * fixed header). */
+static bool
+l4_to_port(const struct vfwd_wire_tx *w, const struct snap *s)
+{
+	bool v4 = s->kind == VFWD_PARSE_TCP4 || s->kind == VFWD_PARSE_UDP4;
+
+	return w->l4_cksum_offload && (v4 || s->l3 == 40);
+}
+
 /* One packet out whose L4 checksum the stage completed (PATH_CSUM) or
  * left to the port with TSO (PATH_TSO). */
 static void
@@ -701,37 +841,45 @@ check_one(const struct vfwd_wire_tx *w, const struct snap *s, struct rte_mbuf *m
 	const uint32_t sum_at = s->l2 + s->l3 + (tcp ? 16 : 6);
 	const uint32_t ipsum_at = v4 && path == PATH_TSO ? s->l2 + 10 : UINT32_MAX - 2;
 	const uint8_t *p = flat(m, flat_buf);
-	const bool offload = path == PATH_TSO || w->l4_cksum_offload;
+	const bool offload = path == PATH_TSO || l4_to_port(w, s);
+	uint64_t want = 0;
 
 	INVARIANT("wire-size", path == PATH_TSO
-				       ? s->l2 + s->l3 + s->l4 + m->tso_segsz <= w->max_frame
+				       ? s->l2 + s->l3 + s->l4 + m->tso_segsz <=
+						 w->max_frame + (s->l2 - 14)
 				       : rte_pktmbuf_pkt_len(m) <= w->max_frame + vlan_len(s));
 	INVARIANT("wire-payload", rte_pktmbuf_pkt_len(m) == s->len &&
 					  same_but(p, s->b, s->len, sum_at, ipsum_at));
+	INVARIANT("wire-csum", m->l2_len == s->l2 && m->l3_len == s->l3 &&
+				       (!tcp || m->l4_len == s->l4));
 	if (offload) {
-		uint64_t want = (v4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6) |
-				(tcp ? RTE_MBUF_F_TX_TCP_CKSUM : RTE_MBUF_F_TX_UDP_CKSUM);
-		uint16_t sum, phdr;
+		uint16_t sum;
 
+		want = (v4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6) |
+		       (tcp ? RTE_MBUF_F_TX_TCP_CKSUM : RTE_MBUF_F_TX_UDP_CKSUM);
 		if (path == PATH_TSO)
-			want |= RTE_MBUF_F_TX_TCP_SEG | (v4 ? RTE_MBUF_F_TX_IP_CKSUM : 0);
-		INVARIANT("wire-csum", (m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK) == want);
-		INVARIANT("wire-csum", m->l2_len == s->l2 && m->l3_len == s->l3 &&
-					       (!tcp || m->l4_len == s->l4));
+			want |= RTE_MBUF_F_TX_TCP_SEG |
+				(v4 && w->ip_cksum_offload ? RTE_MBUF_F_TX_IP_CKSUM : 0);
 		memcpy(&sum, p + sum_at, 2);
-		phdr = v4 ? rte_ipv4_phdr_cksum((const struct rte_ipv4_hdr *)(p + s->l2),
-						m->ol_flags)
-			  : rte_ipv6_phdr_cksum((const struct rte_ipv6_hdr *)(p + s->l2),
-						m->ol_flags);
-		INVARIANT("wire-csum", sum == phdr);
+		/* without the length under TSO; behind IPv6 extension
+		 * headers (TSO) the upper-layer protocol and final
+		 * destination */
+		INVARIANT("wire-csum", sum == phdr_sum(p, v4, tcp, s->l2, s->l3, path != PATH_TSO));
 		if (path == PATH_TSO) {
 			INVARIANT("wire-csum", m->tso_segsz == s->tso_segsz);
-			INVARIANT("wire-csum", !v4 || be16(p + s->l2 + 10) == 0);
+			if (v4)
+				INVARIANT("wire-csum", w->ip_cksum_offload
+							       ? be16(p + s->l2 + 10) == 0
+							       : ip_cksum_ok(p, s->l2));
 		}
 	} else {
-		INVARIANT("wire-csum", !(m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK));
-		INVARIANT("wire-csum", l4_cksum_ok(m, p, v4, s->l2, s->l2 + s->l3));
+		INVARIANT("wire-csum", l4_cksum_ok(m, p, v4, tcp, s->l2, s->l3));
 	}
+	/* exactly these flags: the frame's, RX_LRO gone where it is sent
+	 * as one packet, TSO's kept (harmless on TX) */
+	INVARIANT("wire-csum", m->ol_flags == ((path == PATH_TSO ? s->ol_flags
+							      : s->ol_flags & ~RTE_MBUF_F_RX_LRO) |
+					      want));
 	INVARIANT("wire-stats", a->sw_cksums - b->sw_cksums == (offload ? 0u : 1u));
 	INVARIANT("wire-stats", a->tso_offloaded - b->tso_offloaded == (path == PATH_TSO));
 	INVARIANT("wire-stats", a->gso_segs == b->gso_segs && a->gso_sw_frames == b->gso_sw_frames);
@@ -741,10 +889,13 @@ static void
 check_segments(const struct vfwd_wire_tx *w, const struct snap *s, struct rte_mbuf **out,
 	       uint16_t k, const struct vfwd_dir_stats *b, const struct vfwd_dir_stats *a)
 {
+	static uint8_t want_hdr[MAX_FRAME_LEN];
 	const uint32_t l2 = s->l2, l3 = s->l3, l4 = s->l4, hdr = l2 + l3 + l4;
 	const uint32_t payload = s->len - hdr, segsz = s->tso_segsz;
-	const bool offload = w->ip_cksum_offload && w->l4_cksum_offload;
+	const bool v4 = s->kind == VFWD_PARSE_TCP4;
+	const bool l4_offload = l4_to_port(w, s);
 	const uint8_t flags = s->b[l2 + l3 + 13];
+	const uint16_t id = v4 ? be16(s->b + l2 + 4) : 0;
 	uint32_t done = 0;
 
 	for (uint16_t j = 0; j < k; j++) {
@@ -752,47 +903,65 @@ check_segments(const struct vfwd_wire_tx *w, const struct snap *s, struct rte_mb
 		const uint8_t *p = flat(m, flat_buf);
 		const uint32_t len = rte_pktmbuf_pkt_len(m);
 		const bool last = j == k - 1;
-		const uint8_t want_flags = last ? flags : flags & ~(RTE_TCP_PSH_FLAG | RTE_TCP_FIN_FLAG);
+		uint8_t want_flags = flags;
+		uint64_t want = 0;
+		uint16_t sum;
 
+		if (!last)
+			want_flags &= ~(RTE_TCP_PSH_FLAG | RTE_TCP_FIN_FLAG);
+		if (j > 0)
+			want_flags &= ~RTE_TCP_CWR_FLAG;
+		/* wire-mbuf: a direct head; one mbuf for a single-segment port */
+		INVARIANT("wire-mbuf", RTE_MBUF_DIRECT(m) && (w->multi_seg || m->nb_segs == 1));
 		/* wire-size: MSS + headers, the last one at most that */
-		INVARIANT("wire-size", len <= hdr + segsz && len <= w->max_frame);
+		INVARIANT("wire-size", len <= hdr + segsz && len <= w->max_frame + (l2 - 14));
 		INVARIANT("wire-size", len > hdr && (last || len == hdr + segsz));
 		/* wire-payload: in sequence, the frame's bytes */
 		INVARIANT("wire-payload", be32(p + l2 + l3 + 4) == s->seq + done);
 		INVARIANT("wire-payload", done + (len - hdr) <= payload &&
 						  memcmp(p + hdr, s->b + hdr + done, len - hdr) == 0);
-		done += len - hdr;
-		/* wire-headers: the frame's, but for what each segment has its own */
-		INVARIANT("wire-headers", memcmp(p, s->b, l2 + 2) == 0 &&
-						  memcmp(p + l2 + 6, s->b + l2 + 6, 4) == 0 &&
-						  memcmp(p + l2 + 12, s->b + l2 + 12, l3 - 12 + 4) == 0 &&
-						  memcmp(p + l2 + l3 + 8, s->b + l2 + l3 + 8, 5) == 0 &&
-						  memcmp(p + l2 + l3 + 14, s->b + l2 + l3 + 14, 2) == 0 &&
-						  memcmp(p + l2 + l3 + 18, s->b + l2 + l3 + 18, l4 - 18) == 0);
-		INVARIANT("wire-headers", p[l2 + l3 + 13] == want_flags);
-		INVARIANT("wire-headers", be16(p + l2 + 2) == len - l2);
-		/* wire-csum */
-		INVARIANT("wire-csum", m->l2_len == l2 && m->l3_len == l3 && m->l4_len == l4);
-		if (offload) {
-			uint16_t sum;
-
-			INVARIANT("wire-csum", (m->ol_flags & RTE_MBUF_F_TX_OFFLOAD_MASK) ==
-						       (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
-							RTE_MBUF_F_TX_TCP_CKSUM));
-			INVARIANT("wire-csum", be16(p + l2 + 10) == 0);
-			memcpy(&sum, p + l2 + l3 + 16, 2);
-			INVARIANT("wire-csum",
-				  sum == rte_ipv4_phdr_cksum((const struct rte_ipv4_hdr *)(p + l2),
-							     m->ol_flags));
+		/* wire-headers: the frame's (tags, IP options, extension
+		 * headers, TCP options), but for what each segment has its
+		 * own; checksums below */
+		memcpy(want_hdr, s->b, hdr);
+		if (v4) {
+			put16(want_hdr + l2 + 2, len - l2);
+			put16(want_hdr + l2 + 4, (uint16_t)(id + j));
 		} else {
-			INVARIANT("wire-csum", ip_cksum_ok(p, l2));
-			INVARIANT("wire-csum", l4_cksum_ok(m, p, true, l2, l2 + l3));
+			put16(want_hdr + l2 + 4, len - l2 - 40);
 		}
+		put16(want_hdr + l2 + l3 + 4, (s->seq + done) >> 16);
+		put16(want_hdr + l2 + l3 + 6, (s->seq + done) & 0xffff);
+		want_hdr[l2 + l3 + 13] = want_flags;
+		INVARIANT("wire-headers", p[l2 + l3 + 13] == want_flags);
+		INVARIANT("wire-headers",
+			  same_but(p, want_hdr, hdr, v4 ? l2 + 10 : UINT32_MAX - 2, l2 + l3 + 16));
+		done += len - hdr;
+		/* wire-csum */
+		INVARIANT("wire-csum", m->l2_len == l2 && m->l3_len == l3 && m->l4_len == l4 &&
+					       m->tso_segsz == 0 && m->packet_type == s->ptype);
+		if (v4) {
+			if (w->ip_cksum_offload) {
+				want |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+				INVARIANT("wire-csum", be16(p + l2 + 10) == 0);
+			} else {
+				INVARIANT("wire-csum", ip_cksum_ok(p, l2));
+			}
+		}
+		if (l4_offload) {
+			want |= (v4 ? RTE_MBUF_F_TX_IPV4 : RTE_MBUF_F_TX_IPV6) | RTE_MBUF_F_TX_TCP_CKSUM;
+			memcpy(&sum, p + l2 + l3 + 16, 2);
+			INVARIANT("wire-csum", sum == phdr_sum(p, v4, true, l2, l3, true));
+		} else {
+			INVARIANT("wire-csum", l4_cksum_ok(m, p, v4, true, l2, l3));
+		}
+		/* exactly: none of the frame's (RX_LRO, RX_L4_CKSUM_NONE) */
+		INVARIANT("wire-csum", m->ol_flags == want);
 	}
 	INVARIANT("wire-payload", k == (payload + segsz - 1) / segsz && done == payload);
 	INVARIANT("wire-stats", a->gso_sw_frames - b->gso_sw_frames == 1 &&
 					a->gso_segs - b->gso_segs == k &&
-					a->sw_cksums - b->sw_cksums == (offload ? 0u : k) &&
+					a->sw_cksums - b->sw_cksums == (l4_offload ? 0u : k) &&
 					a->tso_offloaded == b->tso_offloaded);
 }
 
@@ -817,11 +986,20 @@ check_wire(const struct vfwd_wire_tx *w, const struct snap *s, struct rte_mbuf *
 	}
 	INVARIANT("wire-outcome", dropped == 0 && path != PATH_DROP);
 	INVARIANT("wire-outcome", (k == 1) == (path != PATH_SEGMENT));
+	if (path != PATH_SEGMENT) {
+		/* wire-mbuf: the mbuf given, or for a single-segment port a
+		 * chain copied into one direct mbuf (metadata too) */
+		if (w->multi_seg || s->nb_segs == 1)
+			INVARIANT("wire-mbuf", out[0] == m_in);
+		else
+			INVARIANT("wire-mbuf", out[0] != m_in && out[0]->nb_segs == 1 &&
+						       RTE_MBUF_DIRECT(out[0]));
+	}
 	switch (path) {
 	case PATH_PASS: {
 		const uint8_t *p = flat(out[0], flat_buf);
 
-		INVARIANT("wire-payload", out[0] == m_in && rte_pktmbuf_pkt_len(out[0]) == s->len &&
+		INVARIANT("wire-payload", rte_pktmbuf_pkt_len(out[0]) == s->len &&
 						  memcmp(p, s->b, s->len) == 0 &&
 						  out[0]->ol_flags == s->ol_flags);
 		INVARIANT("wire-size", s->len <= w->max_frame + vlan_len(s));
@@ -830,7 +1008,6 @@ check_wire(const struct vfwd_wire_tx *w, const struct snap *s, struct rte_mbuf *
 	}
 	case PATH_CSUM:
 	case PATH_TSO:
-		INVARIANT("wire-payload", out[0] == m_in);
 		check_one(w, s, out[0], path, b, a);
 		break;
 	case PATH_SEGMENT:
@@ -896,8 +1073,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * as the worker does with a burst one frame of which needs it */
 		struct vfwd_wire_tx wtx = {
 			.tso_offload = flags & 2,
-			.ip_cksum_offload = flags & 4,
+			.ip_cksum_offload = !(flags & 4) != !(flags & 0x20),
 			.l4_cksum_offload = flags & 4,
+			.multi_seg = !(flags & 0x10),
 			.max_frame = (flags & 8) ? 1514 : 9014,
 			.gso = {.direct_pool = pool, .indirect_pool = indirect_pool,
 				.gso_types = RTE_ETH_TX_OFFLOAD_TCP_TSO},
