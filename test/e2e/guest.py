@@ -14,6 +14,9 @@ MODULES = ["virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_
 
 GUEST_IP = "192.0.2.2"
 HOST_IP = "192.0.2.1"
+# IPv6 (unique local): the guest's TSO frames are TCP/IPv6 (HOST_TSO6)
+GUEST_IP6 = "fd00:76:66::2"
+HOST_IP6 = "fd00:76:66::1"
 
 INIT = """#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -23,7 +26,7 @@ mount -t sysfs sys /sys
 mount -t tmpfs -o size=200m tmp /tmp
 for m in %(modules)s; do insmod /lib/modules/$m.ko || echo "GUEST-ERROR insmod $m"; done
 ip link set lo up
-ip addr add %(guest)s/24 dev eth0
+%(addr)s
 ip link set eth0 up
 echo "GUEST-READY"
 # guest -> host: TSO frames from the guest, segmented by vfwd
@@ -79,10 +82,10 @@ def kernel():
     return vmlinuz, vmlinuz.split("vmlinuz-", 1)[1]
 
 
-def build_initramfs(workdir, mb, init=None):
+def build_initramfs(workdir, mb, init=None, v6=False):
     """Returns the path of a gzip'd cpio with busybox, the virtio_net
     modules of the installed kernel and an init that runs the transfers
-    (or the given init text)."""
+    (or the given init text), over IPv4 or (v6) IPv6."""
     _, version = kernel()
     root = os.path.join(workdir, "initramfs")
     for d in ("bin", "proc", "sys", "tmp", "dev", "lib/modules"):
@@ -99,8 +102,13 @@ def build_initramfs(workdir, mb, init=None):
         else:
             shutil.copy(src, dst)
     with open(os.path.join(root, "init"), "w") as f:
+        # no duplicate address detection: the address is usable at once
+        addr = ("echo 0 > /proc/sys/net/ipv6/conf/eth0/accept_dad\n"
+                "ip -6 addr add %s/64 dev eth0" % GUEST_IP6) if v6 else \
+            "ip addr add %s/24 dev eth0" % GUEST_IP
         f.write((init or INIT) % {"modules": " ".join(MODULES), "guest": GUEST_IP,
-                                  "host": HOST_IP, "mb": mb})
+                                  "host": HOST_IP6 if v6 else HOST_IP, "mb": mb,
+                                  "addr": addr})
     os.chmod(os.path.join(root, "init"), 0o755)
     out = os.path.join(workdir, "initramfs.cpio.gz")
     subprocess.run("cd %s && find . | cpio -o -H newc --quiet | gzip -1 > %s" % (root, out),
@@ -129,23 +137,23 @@ def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False):
 # receive exactly N bytes on 5001, then send N fresh random bytes on 5002;
 # prints the sha256 of each.
 HOST_SIDE = r"""
-import hashlib, os, socket, sys
+import hashlib, os, socket, sys, time
 size = int(sys.argv[1])
 def listen(port):
-    s = socket.socket()
+    s = socket.socket(socket.AF_INET6 if ":" in sys.argv[2] else socket.AF_INET)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind((sys.argv[2], port)); s.listen(1); s.settimeout(float(sys.argv[3]))
     return s
 rx, tx = listen(5001), listen(5002)
 c, _ = rx.accept(); c.settimeout(60)
-h, got = hashlib.sha256(), 0
+h, got, t0 = hashlib.sha256(), 0, time.monotonic()
 while got < size:
     b = c.recv(1 << 20)
     if not b:
         break
     h.update(b); got += len(b)
 c.close()
-print("HOST-IN-SHA %s %d" % (h.hexdigest(), got), flush=True)
+print("HOST-IN-SHA %s %d %.3f" % (h.hexdigest(), got, time.monotonic() - t0), flush=True)
 data = os.urandom(size)
 c, _ = tx.accept(); c.settimeout(60)
 c.sendall(data); c.close()

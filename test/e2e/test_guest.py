@@ -33,16 +33,17 @@ def nstat(ns):
     return data.get("kernel", data)
 
 
-def transfer(gro, forwarder="vfwd"):
+def transfer(gro, forwarder="vfwd", v6=False):
     check(guest.have_guest_tools(), "qemu-system-x86_64, busybox, cpio or a kernel missing "
           "(usertools/setup.sh installs them)")
-    tag = "gro" if gro else "nogro"
+    tag = ("gro" if gro else "nogro") + ("6" if v6 else "")
+    host_ip = guest.HOST_IP6 if v6 else guest.HOST_IP
     with Env("guest-" + tag) as env:
         ns = "vfwdt-g%s-%d" % (tag, os.getpid())
         tap = "vfwdg%d" % (os.getpid() % 100000)
         env.add_netns(ns)
         sock = env.path("vh.sock")
-        initrd = guest.build_initramfs(env.dir, MB)
+        initrd = guest.build_initramfs(env.dir, MB, v6=v6)
         vdevs = ["net_vhost0,iface=%s,tso=1" % sock, "net_tap0,iface=%s" % tap]
         if forwarder == "testpmd":
             vf = env.testpmd(vdevs, ["--forward-mode=io", "--nb-cores=1", "--stats-period", "1"],
@@ -53,12 +54,16 @@ def transfer(gro, forwarder="vfwd"):
             vf = env.vfwd(vdevs, args, netns=ns)
             vf.wait_output("forwarding", 30)
         ip = ["ip", "-n", ns]
-        subprocess.run(ip + ["addr", "add", guest.HOST_IP + "/24", "dev", tap], check=True)
+        if v6:
+            subprocess.run(ip + ["-6", "addr", "add", host_ip + "/64", "dev", tap, "nodad"],
+                           check=True)
+        else:
+            subprocess.run(ip + ["addr", "add", host_ip + "/24", "dev", tap], check=True)
         subprocess.run(ip + ["link", "set", tap, "up"], check=True)
         subprocess.run(ip + ["link", "set", "lo", "up"], check=True)
         before = nstat(ns)
         host = Proc(env, "host", ["ip", "netns", "exec", ns, "python3", "-c", guest.HOST_SIDE,
-                                  str(MB << 20), guest.HOST_IP, "300"])
+                                  str(MB << 20), host_ip, "300"])
         vm = Proc(env, "qemu", guest.qemu_argv(sock, initrd))
         try:
             vm.wait_output("GUEST-DONE", 120 if forwarder == "testpmd" else 400)
@@ -79,7 +84,7 @@ def transfer(gro, forwarder="vfwd"):
         check("GUEST-ERROR" not in console, "guest: " + console[-2000:])
         g_out = re.search(r"GUEST-OUT-SHA (\w+)", console)
         g_in = re.search(r"GUEST-IN-SHA (\w+) +(\d+)", console)
-        h_in = re.search(r"HOST-IN-SHA (\w+) (\d+)", hostout)
+        h_in = re.search(r"HOST-IN-SHA (\w+) (\d+) ([\d.]+)", hostout)
         h_out = re.search(r"HOST-OUT-SHA (\w+) (\d+)", hostout)
         check(g_out and g_in and h_in and h_out, "missing sums:\n%s\n%s" % (console[-1500:], hostout))
         check(int(h_in.group(2)) == MB << 20, "host got %s bytes" % h_in.group(2))
@@ -96,14 +101,30 @@ def transfer(gro, forwarder="vfwd"):
             check(d["out_expected"] == d["tx_pkts"] + d["drops"], "%s accounting: %s" % (name, d))
         check(v2w["gso_frames"] > 0, "the guest sent no TSO frames")
         check(v2w["drop_bad_gso"] == 0 and v2w["drop_bad_csum"] == 0, "bad guest frames: %s" % v2w)
-        if gro:
-            check(w2v["gro_merge"] > 4, "GRO merge factor %.2f" % w2v["gro_merge"])
-        else:
+        if not gro:
             check(w2v["gro_in"] == 0, "GRO ran while off")
-        for counter in ("TcpInCsumErrors", "IpInHdrErrors", "UdpInCsumErrors"):
+        elif v6:
+            # librte_gro 22.11 has no TCP/IPv6: the segments pass unmerged
+            check(w2v["gro_merged"] == 0, "TCP/IPv6 merged: %s" % w2v)
+        else:
+            check(w2v["gro_merge"] > 4, "GRO merge factor %.2f" % w2v["gro_merge"])
+        for counter in ("TcpInCsumErrors", "IpInHdrErrors", "UdpInCsumErrors",
+                        "Ip6InHdrErrors", "Ip6InTruncatedPkts"):
             check(after.get(counter, 0) - before.get(counter, 0) == 0,
                   "%s rose in the namespace" % counter)
+        print("     %s guest->host %d MiB in %.1f s (%.0f Mbit/s), %d TSO frames cut into %d "
+              "segments" % ("IPv6" if v6 else "IPv4", MB, float(h_in.group(3)),
+                            MB * 8 * 1.048576 / float(h_in.group(3)), v2w["gso_frames"],
+                            v2w["gso_segs"]))
         return w2v, v2w
+
+
+def test_guest_tcp_ipv6_with_gro():
+    """TCP over IPv6 both ways: the guest's TCP/IPv6 TSO frames (HOST_TSO6,
+    offered by net_vhost tso=1) cut by vfwd's own segmenter for the tap;
+    toward the guest the segments pass unmerged (no IPv6 in librte_gro
+    22.11), GRO on all the same."""
+    transfer(True, v6=True)
 
 
 def test_guest_tcp_with_gro():
