@@ -38,14 +38,20 @@ clear_stale_socket(const char *path)
 	}
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	/* non-blocking: a listener whose backlog is full would hold a
+	 * blocking connect() (and vfwd) until it accepts */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
 	memcpy(sa.sun_path, path, strlen(path) + 1);
-	ret = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	ret = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? 0 : errno;
 	close(fd);
-	if (ret == 0) {
-		fprintf(stderr, "dpdk-vfwd: error: %s is in use by another process\n", path);
+	/* only a refused connection says nobody listens: a full backlog
+	 * (EAGAIN) is a live listener, and any other error proves nothing */
+	if (ret != ECONNREFUSED) {
+		fprintf(stderr, "dpdk-vfwd: error: %s is in use by another process%s%s%s; not "
+				"replacing it\n",
+			path, ret ? " (connect: " : "", ret ? strerror(ret) : "", ret ? ")" : "");
 		return -EADDRINUSE;
 	}
 	return unlink(path) == 0 ? 0 : -errno;

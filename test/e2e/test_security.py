@@ -12,7 +12,7 @@ import socket
 import stat
 import subprocess
 
-from vfwdtest import ROOT, VFWD, Env, check
+from vfwdtest import ROOT, VFWD, Env, TestFailure, check
 
 
 def mode(path):
@@ -76,6 +76,33 @@ def test_default_socket_not_replaced_unless_stale_and_ours():
         check(r.returncode == 1 and "belongs to uid" in r.stderr, "rc %d: %s" % (r.returncode, r.stderr[-500:]))
         check(os.path.exists(path), "someone else's socket was removed")
         os.unlink(path)
+
+        # a live listener whose backlog is full (one pending connection
+        # beyond listen(0)): in use, not stale, and vfwd must not hang on it
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(path)
+        s.listen(0)
+        pending = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        pending.connect(path)
+        try:
+            r = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            raise TestFailure("vfwd hung on a listener with a full backlog")
+        finally:
+            pending.close()
+            s.close()
+        check(r.returncode == 1 and "in use by another process" in r.stderr,
+              "rc %d: %s" % (r.returncode, r.stderr[-500:]))
+        check(os.path.exists(path), "a live socket was removed")
+        os.unlink(path)
+
+        # a stale socket of ours (nobody listens): replaced, vfwd runs
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(path)
+        s.close()
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+        check(r.returncode == 0, "rc %d with a stale socket of ours: %s" % (r.returncode,
+                                                                          r.stderr[-500:]))
 
 
 def test_file_arguments_are_bounded():
