@@ -483,8 +483,6 @@ set_l4_cksum(struct rte_mbuf *m, enum vfwd_parse kind, uint16_t sum)
 	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, off), &sum, sizeof(sum));
 }
 
-/* Complete the L4 checksum of a parsed packet in software (any segment
- * layout, lengths from the IP header). */
 /* The one's complement sum of len bytes from off, across segments.
  * rte_raw_cksum_mbuf() of 22.11 byte-swaps the unfolded 32-bit sum of a
  * segment that starts at an odd offset, losing its carries: wrong checksums
@@ -511,6 +509,8 @@ chain_raw_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 	return __rte_raw_cksum_reduce(sum);
 }
 
+/* Complete the L4 checksum of a parsed packet in software (any segment
+ * layout, lengths from the IP header). */
 static void
 sw_l4_cksum(struct rte_mbuf *m, enum vfwd_parse kind, struct vfwd_dir_stats *st)
 {

@@ -245,6 +245,15 @@ class PtyProc:
         self.expect(r"vfwd> ", timeout, since=m0 + len(line))
         return self.screen()[m0:]
 
+    def command_json(self, line, timeout=20):
+        """Type a '... json' command; returns the JSON object it printed."""
+        out = self.command(line, timeout)
+        for text in reversed(out.splitlines()):
+            text = text.strip().replace("vfwd> ", "")
+            if text.startswith("{"):
+                return json.loads(text)
+        raise TestFailure("%s printed no JSON:\n%s" % (line, out[-1500:]))
+
     def wait(self, timeout):
         try:
             return self.p.wait(timeout=timeout)

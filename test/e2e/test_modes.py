@@ -6,7 +6,6 @@ runtime under traffic, and shows its cost.
     peer(virtio_user0) <-> vfwd(net_vhost0 | net_memif0) <-> peer(net_memif0)
 """
 
-import json
 import os
 import re
 import signal
@@ -109,14 +108,18 @@ def pipeline_on(cmds, was):
     return was
 
 
-def prompt_json(vf, command):
-    """The JSON line a 'show ... json' command printed at the prompt."""
-    out = vf.command(command)
-    for line in out.splitlines():
-        line = line.strip().replace("vfwd> ", "")
-        if line.startswith("{"):
-            return json.loads(line)
-    raise AssertionError("%s printed no JSON: %s" % (command, out[-800:]))
+def wait_forwarded(vf, peer, direction, name, timeout):
+    """vfwd's totals of direction ('show fwd stats json' at the prompt)
+    before and once it forwarded STEP_PKTS more packets, within timeout."""
+    first = cur = vf.command_json("show fwd stats json")["total"]["dirs"][direction]
+    deadline = time.monotonic() + timeout
+    while cur["tx_pkts"] - first["tx_pkts"] < STEP_PKTS:
+        check(time.monotonic() < deadline and peer.p.poll() is None,
+              "%s: forwarded only %d packets in %d s: %s" % (
+                  name, cur["tx_pkts"] - first["tx_pkts"], timeout, peer.err()[-800:]))
+        time.sleep(0.05)
+        cur = vf.command_json("show fwd stats json")["total"]["dirs"][direction]
+    return first, cur
 
 
 def switch_under_traffic(direction, size=64, tcp=False):
@@ -142,31 +145,15 @@ def switch_under_traffic(direction, size=64, tcp=False):
                          "--duration", "120", "--timeout", "150", "--linger"] + traffic)
         steps = []
         in_pipeline = False
-        last = prompt_json(vf, "show fwd stats json")
-        deadline = time.monotonic() + 30
-        while last["total"]["dirs"][direction]["tx_pkts"] < STEP_PKTS:
-            check(time.monotonic() < deadline, "no traffic after 30 s: %s" % peer.err()[-800:])
-            time.sleep(0.1)
-            last = prompt_json(vf, "show fwd stats json")
-        for cmds in [["# poll, direct"]] + STEPS:
+        # the first step, nothing switched yet: also waits for the peer
+        for i, cmds in enumerate([[]] + STEPS):
             for c in cmds:
-                if not c.startswith("#"):
-                    out = vf.command(c)
-                    check("error" not in out.lower() and "bad" not in out.lower(),
-                          "%r: %s" % (c, out[-500:]))
-            first = prompt_json(vf, "show fwd stats json")
-            deadline = time.monotonic() + 20
-            cur = first
-            while (cur["total"]["dirs"][direction]["tx_pkts"] -
-                   first["total"]["dirs"][direction]["tx_pkts"] < STEP_PKTS):
-                check(time.monotonic() < deadline and peer.p.poll() is None,
-                      "%s: forwarded only %d packets in 20 s" % (
-                          "; ".join(cmds), cur["total"]["dirs"][direction]["tx_pkts"] -
-                          first["total"]["dirs"][direction]["tx_pkts"]))
-                time.sleep(0.05)
-                cur = prompt_json(vf, "show fwd stats json")
-            fd, cd = first["total"]["dirs"][direction], cur["total"]["dirs"][direction]
-            name = "; ".join(cmds)
+                out = vf.command(c)
+                check("error" not in out.lower() and "bad" not in out.lower(),
+                      "%r: %s" % (c, out[-500:]))
+            fd, cd = wait_forwarded(vf, peer, direction, "; ".join(cmds) or "poll, direct",
+                                    30 if i == 0 else 20)
+            name = "; ".join(cmds) or "poll, direct"
             fwd, drops = cd["tx_pkts"] - fd["tx_pkts"], cd["drops"] - fd["drops"]
             steps.append((name, fwd, drops, cd.get("gro_in", 0) - fd.get("gro_in", 0)))
             ring = cd["drop_ring"] - fd["drop_ring"]
@@ -179,7 +166,7 @@ def switch_under_traffic(direction, size=64, tcp=False):
             if not in_pipeline:
                 check(drops <= 0.02 * (fwd + drops), "%s: %d dropped, %d forwarded"
                       % (name, drops, fwd))
-        cfg = prompt_json(vf, "show config json")["knobs"]
+        cfg = vf.command_json("show config json")["knobs"]
         check(cfg.get("rx-mode") == "napi" and cfg.get("tx-batch") == 32 and
               cfg.get("pipeline") == "off", "config after the steps: %s" % cfg)
         peer.p.send_signal(signal.SIGUSR1)

@@ -25,14 +25,6 @@ def hist_sizes(report, direction):
     return sorted(int(k) for k in dir_stats(report, direction)["rx_burst_hist"])
 
 
-def last_json(text):
-    for line in reversed(text.splitlines()):
-        line = line.strip()
-        if line.startswith("{"):
-            return json.loads(line)
-    raise AssertionError("no JSON in:\n" + text[-1500:])
-
-
 def test_prompt_drives_forwarding():
     with Env("prompt") as env:
         vh = env.path("vh.sock")
@@ -60,7 +52,7 @@ def test_prompt_drives_forwarding():
         check("lcore 1" in out and "vm->wire" in out, out)
         vf.command("clear fwd stats")
         time.sleep(1)
-        before = last_json(vf.command("show lcore stats json"))
+        before = vf.command_json("show lcore stats json")
         sizes = hist_sizes(before, "vm_to_wire")
         check(sizes and max(sizes) > 8, "no burst above 8 at burst 32: %s" % sizes)
 
@@ -69,7 +61,7 @@ def test_prompt_drives_forwarding():
         check("burst = 8" in out, out)
         vf.command("clear fwd stats")
         time.sleep(1)
-        after = last_json(vf.command("show lcore stats json"))
+        after = vf.command_json("show lcore stats json")
         sizes = hist_sizes(after, "vm_to_wire")
         check(sizes and max(sizes) <= 8, "bursts above 8 after set burst 8: %s" % sizes)
         check(dir_stats(after, "vm_to_wire")["rx_pkts"] > 0, "no traffic after set burst")
@@ -93,7 +85,7 @@ def test_prompt_drives_forwarding():
                            ("help nosuchtopic", "no such topic")]:
             out = vf.command(line)
             check(want in out, "%r: want %r in %r" % (line, want, out))
-        cfg = last_json(vf.command("show config json"))
+        cfg = vf.command_json("show config json")
         check(cfg["knobs"]["burst"] == 8 and cfg["knobs"]["gro"] == "off"
               and cfg["knobs"]["gro-mode"] == "heavy" and cfg["knobs"]["gro-flows"] == 128,
               "config after bad commands: %s" % cfg["knobs"])
@@ -291,7 +283,7 @@ def test_telemetry():
         check(cfg["burst"] == 16 and cfg["forwarding"] == "started", cfg)
         # stop, then the figures hold still: telemetry and the prompt agree
         vf.command("stop")
-        show = last_json(vf.command("show lcore stats json"))
+        show = vf.command_json("show lcore stats json")
         t = telemetry(env, prefix, ["/vfwd/lcores", "/vfwd/ports", "/vfwd/config"])
         lc = t["/vfwd/lcores"]
         check(lc["1"]["rx_pkts"] == show["lcores"][0]["rx_pkts"] > 0,
