@@ -152,8 +152,11 @@ class Proc:
                 pass
 
     def json_lines(self):
+        """The JSON objects among complete lines: a process still writing may
+        have flushed part of a long line (stdio writes 4 KiB at a time), and
+        that fragment is not a report yet."""
         objs = []
-        for line in self.out().splitlines():
+        for line in complete_lines(self.out()):
             line = line.strip()
             if line.startswith("{"):
                 try:
@@ -167,6 +170,12 @@ class Proc:
         check(objs, "%s printed no JSON\n%s\n%s" % (self.name, self.out()[-1500:],
                                                    self.err()[-1500:]))
         return objs[-1]
+
+
+def complete_lines(text):
+    """Lines that ended: a fragment after the last newline is still being
+    written."""
+    return text[:text.rfind("\n") + 1].splitlines()
 
 
 class _Closed:
@@ -267,7 +276,7 @@ class PtyProc:
 
     def json_lines(self):
         objs = []
-        for line in self.screen().splitlines():
+        for line in complete_lines(self.screen()):
             line = line.strip().replace("vfwd> ", "")
             if line.startswith("{"):
                 objs.append(json.loads(line))
