@@ -86,9 +86,10 @@ port_init(const struct gen_opts *o, uint16_t port, bool vm_side, struct rte_memp
 			(RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
 			 RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
 	}
-	frame = c->profile == GEN_PROFILE_TCP ? GEN_HDRS_TCP + c->mss : c->frame_len;
-	if (frame > RTE_ETHER_MAX_LEN - RTE_ETHER_CRC_LEN)
-		conf.rxmode.mtu = frame - RTE_ETHER_HDR_LEN;
+	frame = c->profile == GEN_PROFILE_TCP ? gen_hdrs_tcp(&c->shape) + c->mss : c->frame_len;
+	/* the MTU counts from the IP header: a VLAN tag is not in it */
+	if (frame - gen_l2_len(&c->shape) > RTE_ETHER_MTU)
+		conf.rxmode.mtu = frame - gen_l2_len(&c->shape);
 	ret = rte_eth_dev_configure(port, 1, 1, &conf);
 	if (ret == 0)
 		ret = rte_eth_rx_queue_setup(port, 0, RING_SIZE, rte_eth_dev_socket_id(port), NULL,
@@ -208,7 +209,8 @@ main(int argc, char **argv)
 	buf_len = RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE,
 			  (uint32_t)RTE_PKTMBUF_HEADROOM + o.conf.frame_len);
 	if (o.conf.profile == GEN_PROFILE_TCP)
-		buf_len = RTE_MAX(buf_len, (uint32_t)RTE_PKTMBUF_HEADROOM + GEN_HDRS_TCP + o.conf.mss);
+		buf_len = RTE_MAX(buf_len, (uint32_t)RTE_PKTMBUF_HEADROOM +
+				  gen_hdrs_tcp(&o.conf.shape) + o.conf.mss);
 	pool = rte_pktmbuf_pool_create("gen_pool", 16383, 256, 0, buf_len, rte_socket_id());
 	if (pool == NULL) {
 		fprintf(stderr, "dpdk-vfwd-gen: mbuf pool: %s\n", rte_strerror(rte_errno));
@@ -217,7 +219,8 @@ main(int argc, char **argv)
 	}
 	if (o.conf.profile == GEN_PROFILE_TCP && o.conf.tso > 1) {
 		big_pool = rte_pktmbuf_pool_create("gen_tso", 2047, 32, 0,
-						   RTE_PKTMBUF_HEADROOM + GEN_HDRS_TCP +
+						   RTE_PKTMBUF_HEADROOM +
+						   gen_hdrs_tcp(&o.conf.shape) +
 						   o.conf.mss * o.conf.tso, rte_socket_id());
 		if (big_pool == NULL) {
 			fprintf(stderr, "dpdk-vfwd-gen: TSO pool: %s\n", rte_strerror(rte_errno));

@@ -22,7 +22,8 @@ static const char usage[] =
 	"  frame that comes back. Lcores: the tasks (senders, receivers) in turn.\n"
 	"  --profile udp|tcp|rr      traffic (udp)\n"
 	"  --dir vm-to-wire|wire-to-vm|both   (vm-to-wire; rr: who asks)\n"
-	"  --size BYTES              udp/rr frame size with the FCS, 64..9018 (64)\n"
+	"  --size BYTES              udp/rr frame size with the FCS, 64..9018 (the least\n"
+	"                            the headers allow: 64 for untagged IPv4)\n"
 	"  --flows N                 flows, 1..65000 (1)\n"
 	"  --rate PPS|max            per direction; rr: transactions/s; k/M suffixes (max)\n"
 	"  --duration S              seconds of sending (5)\n"
@@ -32,6 +33,9 @@ static const char usage[] =
 	"  --tso N                   tcp from the VM side: TSO frames of N segments\n"
 	"  --psh-every K             tcp: PSH on every Kth segment of a flow (never)\n"
 	"  --no-lro                  do not take GSO frames on the VM port (tcp)\n"
+	"  --ipv6                    IPv6 instead of IPv4 (2001:2::/48)\n"
+	"  --vlan ID                 every frame on 802.1Q VLAN ID, 1..4094 (untagged)\n"
+	"  --tcp-ts                  tcp: the timestamp option on every segment (32-byte header)\n"
 	"  --outstanding N           rr: requests in flight (1)\n"
 	"  --rr-timeout-ms MS        rr: no answer for this long: those in flight are lost (100)\n"
 	"  --drain-ms MS             after sending, wait this long for stragglers (500)\n"
@@ -154,7 +158,8 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 {
 	enum { O_PROFILE = 256, O_DIR, O_SIZE, O_FLOWS, O_RATE, O_DURATION, O_COUNT, O_BURST,
 	       O_MSS, O_TSO, O_PSH, O_NO_LRO, O_OUTSTANDING, O_RR_TIMEOUT, O_DRAIN, O_TIMEOUT,
-	       O_VM_PORT, O_WIRE_PORT, O_INJECT, O_FORMAT, O_JSON, O_LINK_TIMEOUT, O_LINGER };
+	       O_VM_PORT, O_WIRE_PORT, O_INJECT, O_FORMAT, O_JSON, O_LINK_TIMEOUT, O_LINGER,
+	       O_IPV6, O_VLAN, O_TCP_TS };
 	static const struct option longopts[] = {
 		{"profile", 1, NULL, O_PROFILE},   {"dir", 1, NULL, O_DIR},
 		{"size", 1, NULL, O_SIZE},         {"flows", 1, NULL, O_FLOWS},
@@ -168,10 +173,13 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 		{"inject", 1, NULL, O_INJECT},     {"format", 1, NULL, O_FORMAT},
 		{"json", 1, NULL, O_JSON},         {"link-timeout", 1, NULL, O_LINK_TIMEOUT},
 		{"linger", 0, NULL, O_LINGER},     {"help", 0, NULL, 'h'},
+		{"ipv6", 0, NULL, O_IPV6},         {"vlan", 1, NULL, O_VLAN},
+		{"tcp-ts", 0, NULL, O_TCP_TS},
 		{NULL, 0, NULL, 0},
 	};
 	struct gen_conf *c = &o->conf;
-	bool duration_set = false, timeout_set = false;
+	bool duration_set = false, timeout_set = false, size_set = false;
+	uint32_t min_frame;
 	uint64_t v;
 	double d;
 	int opt;
@@ -216,6 +224,7 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 			if (parse_u64(optarg, GEN_MIN_FRAME + GEN_FCS_LEN, 9018, &v) != 0)
 				return bad(err, errlen, name, optarg);
 			c->frame_len = (uint16_t)(v - GEN_FCS_LEN);
+			size_set = true;
 			break;
 		case O_FLOWS:
 			if (parse_u64(optarg, 1, GEN_MAX_FLOWS, &v) != 0)
@@ -257,6 +266,17 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 			break;
 		case O_NO_LRO:
 			o->no_lro = true;
+			break;
+		case O_IPV6:
+			c->shape.ipv6 = true;
+			break;
+		case O_VLAN:
+			if (parse_u64(optarg, 1, 4094, &v) != 0)
+				return bad(err, errlen, name, optarg);
+			c->shape.vlan = (uint16_t)v;
+			break;
+		case O_TCP_TS:
+			c->shape.tcp_ts = true;
 			break;
 		case O_OUTSTANDING:
 			if (parse_u64(optarg, 1, 4096, &v) != 0)
@@ -328,16 +348,26 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 				      "answers on the same queues); run one direction");
 		return -EINVAL;
 	}
+	min_frame = gen_hdrs_udp(&c->shape) + GEN_META_LEN;
+	if (!size_set && c->frame_len < min_frame)
+		c->frame_len = (uint16_t)min_frame;
+	if (c->profile != GEN_PROFILE_TCP && c->frame_len < min_frame) {
+		snprintf(err, errlen, "--size %u is below %u, the headers and the generator's "
+			 "18 bytes with the FCS", c->frame_len + GEN_FCS_LEN, min_frame + GEN_FCS_LEN);
+		return -EINVAL;
+	}
 	if (c->profile == GEN_PROFILE_TCP) {
+		uint32_t hdrs = gen_hdrs_tcp(&c->shape);
+
 		/* a TSO frame is one mbuf: its data room is 16 bits */
-		if ((uint32_t)c->mss * (c->tso > 1 ? c->tso : 1) + GEN_HDRS_TCP +
+		if ((uint32_t)c->mss * (c->tso > 1 ? c->tso : 1) + hdrs +
 		    RTE_PKTMBUF_HEADROOM > UINT16_MAX) {
 			snprintf(err, errlen, "--mss x --tso is over %u bytes",
-				 UINT16_MAX - GEN_HDRS_TCP - RTE_PKTMBUF_HEADROOM);
+				 UINT16_MAX - hdrs - RTE_PKTMBUF_HEADROOM);
 			return -EINVAL;
 		}
-	} else if (c->tso > 1 || c->psh_every) {
-		snprintf(err, errlen, "--tso and --psh-every are for --profile tcp");
+	} else if (c->tso > 1 || c->psh_every || c->shape.tcp_ts) {
+		snprintf(err, errlen, "--tso, --psh-every and --tcp-ts are for --profile tcp");
 		return -EINVAL;
 	}
 	return 0;

@@ -95,9 +95,11 @@ gen_report_json(FILE *out, const struct gen_ctx *ctx, const struct gen_run_info 
 	bool first = true;
 
 	fprintf(out, "{\"profile\":\"%s\",\"size\":%u,\"flows\":%u,\"rate\":%.1f,\"burst\":%u,"
-		"\"mss\":%u,\"tso\":%u,\"outstanding\":%u,\"lcores\":%u,\"secs\":%.3f,\"dirs\":{",
+		"\"mss\":%u,\"tso\":%u,\"outstanding\":%u,\"ip\":%u,\"vlan\":%u,\"tcp_ts\":%s,"
+		"\"lcores\":%u,\"secs\":%.3f,\"dirs\":{",
 		gen_profile_names[c->profile], c->frame_len + GEN_FCS_LEN, c->flows, c->rate_pps,
-		c->burst, c->mss, c->tso, c->outstanding, info->lcores, info->secs);
+		c->burst, c->mss, c->tso, c->outstanding, c->shape.ipv6 ? 6 : 4, c->shape.vlan,
+		c->shape.tcp_ts ? "true" : "false", info->lcores, info->secs);
 	for (int d = 0; d < GEN_DIR_COUNT; d++) {
 		const struct gen_dir_state *ds = &ctx->dir[d];
 		const struct gen_rx_stats *rx = &ds->rx;
@@ -161,9 +163,13 @@ gen_report_text(FILE *out, const struct gen_ctx *ctx, const struct gen_run_info 
 	const struct gen_conf *c = &ctx->conf;
 	const char *unit = c->profile == GEN_PROFILE_TCP ? "segments" : "frames";
 
-	fprintf(out, "dpdk-vfwd-gen: %s", gen_profile_names[c->profile]);
+	fprintf(out, "dpdk-vfwd-gen: %s over IPv%d", gen_profile_names[c->profile],
+		c->shape.ipv6 ? 6 : 4);
+	if (c->shape.vlan)
+		fprintf(out, " on VLAN %u", c->shape.vlan);
 	if (c->profile == GEN_PROFILE_TCP)
-		fprintf(out, " mss %u%s", c->mss, c->tso > 1 ? " tso" : "");
+		fprintf(out, " mss %u%s%s", c->mss, c->tso > 1 ? " tso" : "",
+			c->shape.tcp_ts ? " timestamps" : "");
 	else
 		fprintf(out, " %u B", c->frame_len + GEN_FCS_LEN);
 	fprintf(out, ", %u flow%s, %.2f s, %u lcore%s\n", c->flows, c->flows == 1 ? "" : "s",

@@ -15,7 +15,7 @@
 
 #include "vfwd_gen.h"
 
-#define SCRATCH_LEN (65535 + 14 + 64) /* the largest IPv4 frame, and some */
+#define SCRATCH_LEN (65535 + 40 + 18 + 64) /* the largest tagged IPv6 frame, and some */
 
 void
 gen_conf_defaults(struct gen_conf *c)
@@ -168,7 +168,7 @@ build_one(struct gen_ctx *ctx, enum gen_dir d, uint8_t kind, uint32_t flow, uint
 		if (m == NULL)
 			return NULL;
 		frame = (uint8_t *)rte_pktmbuf_append(m, c->frame_len);
-		gen_build_udp(frame, &f);
+		gen_build_udp(frame, &c->shape, &f);
 		*units = 1;
 	} else {
 		uint64_t wrap = tcp_wrap_units(c->mss), at = seq % wrap;
@@ -183,19 +183,19 @@ build_one(struct gen_ctx *ctx, enum gen_dir d, uint8_t kind, uint32_t flow, uint
 		m = rte_pktmbuf_alloc(f.tso ? ctx->big_pool : ctx->pool);
 		if (m == NULL)
 			return NULL;
-		frame = (uint8_t *)rte_pktmbuf_append(m, GEN_HDRS_TCP + f.payload);
+		frame = (uint8_t *)rte_pktmbuf_append(m, gen_hdrs_tcp(&c->shape) + f.payload);
 		if (frame == NULL) {
 			rte_pktmbuf_free(m);
 			return NULL;
 		}
-		gen_build_tcp(frame, &f);
+		gen_build_tcp(frame, &c->shape, &f);
 		if (f.tso) {
 			/* what a guest's TSO send looks like to the virtio PMD */
-			m->ol_flags = RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IPV4 |
-				      RTE_MBUF_F_TX_TCP_CKSUM;
-			m->l2_len = 14;
-			m->l3_len = 20;
-			m->l4_len = 20;
+			m->ol_flags = RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_TCP_CKSUM |
+				      (c->shape.ipv6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4);
+			m->l2_len = gen_l2_len(&c->shape);
+			m->l3_len = gen_l3_len(&c->shape);
+			m->l4_len = gen_tcp_hdr_len(&c->shape);
 			m->tso_segsz = c->mss;
 		}
 		*units = k;
@@ -430,9 +430,9 @@ account(struct gen_ctx *ctx, enum gen_dir d, uint8_t want_kind, struct rte_mbuf 
 	memset(f, 0, sizeof(*f));
 	f->units = 1;
 	if (c->profile == GEN_PROFILE_TCP)
-		v = gen_parse_tcp(frame, len, c->mss, ip_hint(m), l4_hint(m), f);
+		v = gen_parse_tcp(frame, len, c->mss, &c->shape, ip_hint(m), l4_hint(m), f);
 	else
-		v = gen_parse_udp(frame, len, ip_hint(m), l4_hint(m), f);
+		v = gen_parse_udp(frame, len, &c->shape, ip_hint(m), l4_hint(m), f);
 	if (v == GEN_NOT_OURS) {
 		rx->not_ours++;
 		return false;
@@ -674,7 +674,8 @@ do_rr_server(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *s
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		gen_udp_to_response(rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_pkt_len(m));
+		gen_udp_to_response(rte_pktmbuf_mtod(m, uint8_t *), &c->shape,
+				    rte_pktmbuf_pkt_len(m));
 		m->ol_flags = 0;
 		answers[k++] = m;
 	}

@@ -4,8 +4,9 @@
  * what comes back, and the lcore loops that do both. No printing, no
  * options: app/gen/ parses, reports and owns the process.
  *
- * Frames (IPv4, the 198.18.0.0/15 benchmark range; VM side .18.0.1,
- * wire side .19.0.1; flow f = source port 1024 + f):
+ * Frames (IPv4, the 198.18.0.0/15 benchmark range: VM side .18.0.1, wire
+ * side .19.0.1; or IPv6, 2001:2::12:1 and 2001:2::13:1; untagged or on one
+ * VLAN; flow f = source port 1024 + f):
  *   udp, rr: an 18-byte header after the UDP header (magic, kind, the
  *            direction, the flow's sequence number, the send TSC), then a
  *            pattern keyed by (direction, flow, sequence): a frame glued
@@ -50,6 +51,8 @@ extern const char *const gen_profile_names[];
 
 /* ---- frames (lib/gen/gen_pkt.c) ---- */
 
+/* header sizes of the plain shape (untagged IPv4, TCP without options);
+ * gen_hdrs_udp() / gen_hdrs_tcp() give them for any shape */
 #define GEN_HDRS_UDP 42u   /* Ethernet + IPv4 + UDP */
 #define GEN_HDRS_TCP 54u   /* Ethernet + IPv4 + TCP */
 #define GEN_META_LEN 18u   /* magic 1, kind|dir 1, seq 8, tsc 8 */
@@ -61,6 +64,21 @@ extern const char *const gen_profile_names[];
 #define GEN_RR_PORT 7u
 #define GEN_TCP_PORT 5201u
 #define GEN_TCP_SEQ_BASE 1000000u
+#define GEN_TCP_TS_LEN 12u  /* NOP, NOP, timestamps: a 32-byte TCP header */
+#define GEN_TCP_TSVAL 1000u /* + flow: fixed per flow */
+
+/* how every frame of a run is framed */
+struct gen_shape {
+	uint16_t vlan;         /* 802.1Q VLAN ID 1..4094; 0: untagged */
+	bool ipv6;
+	bool tcp_ts;           /* tcp: the timestamp option on every segment */
+};
+
+uint32_t gen_l2_len(const struct gen_shape *sh);
+uint32_t gen_l3_len(const struct gen_shape *sh);
+uint32_t gen_tcp_hdr_len(const struct gen_shape *sh);
+uint32_t gen_hdrs_udp(const struct gen_shape *sh);
+uint32_t gen_hdrs_tcp(const struct gen_shape *sh);
 
 enum gen_kind { GEN_KIND_UDP = 1, GEN_KIND_RR_REQ = 2, GEN_KIND_RR_RESP = 3 };
 
@@ -78,9 +96,9 @@ struct gen_udp_frame {
 };
 
 /* Writes a whole frame of f->len bytes, checksums included. */
-void gen_build_udp(uint8_t *frame, const struct gen_udp_frame *f);
+void gen_build_udp(uint8_t *frame, const struct gen_shape *sh, const struct gen_udp_frame *f);
 /* A request turned into its response in place (addresses swapped). */
-void gen_udp_to_response(uint8_t *frame, uint32_t len);
+void gen_udp_to_response(uint8_t *frame, const struct gen_shape *sh, uint32_t len);
 
 struct gen_tcp_frame {
 	uint8_t dir;
@@ -91,7 +109,7 @@ struct gen_tcp_frame {
 	bool tso;              /* leave the TCP checksum to the port (pseudo header only) */
 };
 
-void gen_build_tcp(uint8_t *frame, const struct gen_tcp_frame *f);
+void gen_build_tcp(uint8_t *frame, const struct gen_shape *sh, const struct gen_tcp_frame *f);
 
 /* what the receiver made of a frame */
 enum gen_verdict {
@@ -119,11 +137,13 @@ struct gen_rx_frame {
 	uint32_t new_units;    /* set by the receiver: units not seen before */
 };
 
-enum gen_verdict gen_parse_udp(const uint8_t *frame, uint32_t len, enum gen_csum_hint ip_hint,
-			       enum gen_csum_hint l4_hint, struct gen_rx_frame *out);
+enum gen_verdict gen_parse_udp(const uint8_t *frame, uint32_t len, const struct gen_shape *sh,
+			       enum gen_csum_hint ip_hint, enum gen_csum_hint l4_hint,
+			       struct gen_rx_frame *out);
 /* mss: units must start and end on the stream's MSS boundaries */
 enum gen_verdict gen_parse_tcp(const uint8_t *frame, uint32_t len, uint32_t mss,
-			       enum gen_csum_hint ip_hint, enum gen_csum_hint l4_hint,
+			       const struct gen_shape *sh, enum gen_csum_hint ip_hint,
+			       enum gen_csum_hint l4_hint,
 			       struct gen_rx_frame *out);
 
 /* ---- following a flow's units (lib/gen/gen_track.c) ---- */
@@ -161,6 +181,7 @@ struct gen_conf {
 	enum gen_profile profile;
 	bool dir_on[GEN_DIR_COUNT];
 	uint16_t port[GEN_SIDE_COUNT];
+	struct gen_shape shape;
 	uint16_t frame_len;      /* udp, rr */
 	uint32_t flows;
 	double rate_pps;         /* per direction (rr: transactions/s); 0 = as fast as it goes */

@@ -65,6 +65,72 @@ def test_tcp_tso_from_vm_is_segmented():
         check(dir_stats(final, "vm_to_wire")["drops"] == 0, "vfwd dropped")
 
 
+def test_tcp_ipv6_vlan_timestamps_both_ways():
+    """What a guest's VLAN sub-interface sends over IPv6: tagged TCP/IPv6
+    with timestamps (a 32-byte TCP header), as TSO frames from the VM side
+    (cut by vfwd's own segmenter) and as segments toward the VM (GRO on:
+    tagged frames pass unmerged). Every byte, in order, both ways."""
+    hdrs = 18 + 40 + 32
+    with Env("gen-v6vlan") as env:
+        rep, final = gen_through_vfwd(env, ["--gro", "--gro-mode", "heavy"],
+                                      ["--profile", "tcp", "--dir", "both", "--ipv6", "--vlan",
+                                       "100", "--tcp-ts", "--mss", "1428", "--tso", "4",
+                                       "--flows", "3", "--count", "3000", "--rate", "30k"],
+                                      tso=True)
+        check(rep["ip"] == 6 and rep["vlan"] == 100 and rep["tcp_ts"], "shape: %s" % rep)
+        up = clean(rep, "vm_to_wire")
+        check(up["sent"] == 12000 and up["frames"] == 12000 and up["max_frame"] == 1428 + hdrs,
+              "vm->wire: %d segments in %d frames, largest %d" %
+              (up["sent"], up["frames"], up["max_frame"]))
+        down = clean(rep, "wire_to_vm")
+        check(down["frames"] == down["sent"] == 3000 and down["max_frame"] == 1428 + hdrs,
+              "wire->vm: %s" % down)
+        for d, x in (("vm_to_wire", up), ("wire_to_vm", down)):
+            v = dir_stats(final, d)
+            check(v["drops"] == 0 and v["tx_pkts"] == x["frames"],
+                  "%s: vfwd sent %d, dropped %d; the generator got %d" %
+                  (d, v["tx_pkts"], v["drops"], x["frames"]))
+
+
+def test_tcp_vlan_tso_from_vm_is_segmented():
+    """Tagged TCP/IPv4 TSO frames (a VLAN sub-interface over IPv4)."""
+    with Env("gen-vlantso") as env:
+        rep, final = gen_through_vfwd(env, [], ["--profile", "tcp", "--vlan", "7", "--tso", "5",
+                                                "--tcp-ts", "--mss", "1448", "--flows", "2",
+                                                "--count", "2000", "--rate", "30k"], tso=True)
+        x = clean(rep, "vm_to_wire")
+        check(x["sent"] == 10000 and x["frames"] == 10000 and x["max_frame"] == 1448 + 18 + 20 + 32,
+              "vm->wire: %s" % x)
+        check(dir_stats(final, "vm_to_wire")["drops"] == 0, "vfwd dropped")
+
+
+def test_tcp_timestamps_merged_toward_vm():
+    """Segments with equal timestamp options merge (the kernel's rule and
+    librte_gro's), and the merged frame keeps the option."""
+    with Env("gen-tsgro") as env:
+        rep, final = gen_through_vfwd(env, ["--gro", "--gro-mode", "heavy"],
+                                      ["--profile", "tcp", "--dir", "wire-to-vm", "--tcp-ts",
+                                       "--flows", "2", "--count", "10000", "--rate", "200k"],
+                                      tso=True)
+        x = clean(rep, "wire_to_vm")
+        check(x["frames"] < x["sent_frames"] and x["max_frame"] > 1514,
+              "no merging: %d frames for %d segments, largest %d" %
+              (x["frames"], x["sent"], x["max_frame"]))
+        check(dir_stats(final, "wire_to_vm")["tx_pkts"] == x["frames"], "counts differ")
+
+
+def test_udp_ipv6_vlan_both_directions():
+    with Env("gen-udp6") as env:
+        rep, final = gen_through_vfwd(env, [], ["--dir", "both", "--ipv6", "--vlan", "4094",
+                                                "--flows", "8", "--size", "1518", "--count",
+                                                "20000", "--rate", "50k"])
+        for d in ("vm_to_wire", "wire_to_vm"):
+            x = clean(rep, d)
+            v = dir_stats(final, d)
+            check(x["received"] == 20000 and v["tx_pkts"] == x["frames"] and
+                  x["bytes"] == x["frames"] * 1514, "%s: %s / vfwd %s" % (d, x, v))
+
+
 def test_rr_latency():
     with Env("gen-rr") as env:
         rep, final = gen_through_vfwd(env, [], ["--profile", "rr", "--outstanding", "4",

@@ -15,6 +15,7 @@
 #include "gen.h"
 
 static uint8_t a[16384], b[16384];
+static const struct gen_shape plain;
 
 static void
 pattern_positions(void)
@@ -45,9 +46,9 @@ static const uint8_t flips[] = {0x01, 0x10, 0x80, 0xff};
  * one RFC 768 makes: a UDP checksum turned 0 means "no checksum", and the
  * rest of the frame is intact. */
 static void
-flip_every_byte(uint32_t len, bool tcp)
+flip_every_byte_shaped(uint32_t len, bool tcp, const struct gen_shape *sh)
 {
-	const uint32_t udp_sum = 14 + 20 + 6;
+	const uint32_t udp_sum = gen_l2_len(sh) + gen_l3_len(sh) + 6;
 	struct gen_rx_frame r;
 	uint32_t missed = 0, tried = 0;
 
@@ -57,10 +58,10 @@ flip_every_byte(uint32_t len, bool tcp)
 			bool no_sum;
 
 			a[i] ^= flips[f];
-			no_sum = !tcp && (i == udp_sum || i == udp_sum + 1) && a[udp_sum] == 0 &&
-				 a[udp_sum + 1] == 0;
-			v = tcp ? gen_parse_tcp(a, len, 1448, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r)
-				: gen_parse_udp(a, len, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r);
+			no_sum = !tcp && !sh->ipv6 && (i == udp_sum || i == udp_sum + 1) &&
+				 a[udp_sum] == 0 && a[udp_sum + 1] == 0;
+			v = tcp ? gen_parse_tcp(a, len, 1448, sh, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r)
+				: gen_parse_udp(a, len, sh, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r);
 			a[i] ^= flips[f];
 			tried++;
 			if (no_sum) {
@@ -77,8 +78,14 @@ flip_every_byte(uint32_t len, bool tcp)
 	CHECK(missed == 0);
 	CHECK(tried == (len - 12) * RTE_DIM(flips));
 	/* and the frame is still good after all that flipping back */
-	CHECK((tcp ? gen_parse_tcp(a, len, 1448, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r)
-		   : gen_parse_udp(a, len, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r)) == GEN_OK);
+	CHECK((tcp ? gen_parse_tcp(a, len, 1448, sh, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r)
+		   : gen_parse_udp(a, len, sh, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r)) == GEN_OK);
+}
+
+static void
+flip_every_byte(uint32_t len, bool tcp)
+{
+	flip_every_byte_shaped(len, tcp, &plain);
 }
 
 static void
@@ -90,9 +97,9 @@ udp_round_trip(void)
 
 	for (uint16_t len = 60; len <= 1514; len += 97) {
 		f.len = len;
-		gen_build_udp(a, &f);
+		gen_build_udp(a, &plain, &f);
 		memset(&r, 0, sizeof(r));
-		CHECK(gen_parse_udp(a, len, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
+		CHECK(gen_parse_udp(a, len, &plain, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
 		CHECK(r.kind == GEN_KIND_UDP && r.dir == GEN_WIRE_TO_VM && r.flow == 77 &&
 		      r.seq == 123456789 && r.tsc == 987654321 && r.units == 1);
 		flip_every_byte(len, false);
@@ -100,10 +107,10 @@ udp_round_trip(void)
 		 * pattern (a 64-byte frame has none: its checksums cover it) */
 		a[len - 1] ^= 1;
 		CHECK(len == 60 ||
-		      gen_parse_udp(a, len, GEN_CSUM_GOOD, GEN_CSUM_GOOD, &r) == GEN_BAD_PAYLOAD);
+		      gen_parse_udp(a, len, &plain, GEN_CSUM_GOOD, GEN_CSUM_GOOD, &r) == GEN_BAD_PAYLOAD);
 		a[len - 1] ^= 1;
-		CHECK(gen_parse_udp(a, len - 1, GEN_CSUM_GOOD, GEN_CSUM_GOOD, &r) == GEN_BAD_HEADER);
-		CHECK(gen_parse_udp(a, len, GEN_CSUM_BAD, GEN_CSUM_GOOD, &r) == GEN_BAD_CSUM);
+		CHECK(gen_parse_udp(a, len - 1, &plain, GEN_CSUM_GOOD, GEN_CSUM_GOOD, &r) == GEN_BAD_HEADER);
+		CHECK(gen_parse_udp(a, len, &plain, GEN_CSUM_BAD, GEN_CSUM_GOOD, &r) == GEN_BAD_CSUM);
 	}
 }
 
@@ -114,12 +121,12 @@ rr_response(void)
 				  .flow = 5, .seq = 9, .tsc = 1};
 	struct gen_rx_frame r;
 
-	gen_build_udp(a, &f);
-	CHECK(gen_parse_udp(a, 60, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK &&
+	gen_build_udp(a, &plain, &f);
+	CHECK(gen_parse_udp(a, 60, &plain, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK &&
 	      r.kind == GEN_KIND_RR_REQ);
-	gen_udp_to_response(a, 60);
+	gen_udp_to_response(a, &plain, 60);
 	memset(&r, 0, sizeof(r));
-	CHECK(gen_parse_udp(a, 60, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
+	CHECK(gen_parse_udp(a, 60, &plain, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
 	CHECK(r.kind == GEN_KIND_RR_RESP && r.flow == 5 && r.seq == 9 && r.dir == GEN_VM_TO_WIRE);
 }
 
@@ -129,9 +136,9 @@ not_ours(void)
 	struct gen_rx_frame r;
 
 	memset(a, 0, 100);
-	CHECK(gen_parse_udp(a, 100, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_NOT_OURS);
-	CHECK(gen_parse_tcp(a, 100, 1448, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_NOT_OURS);
-	CHECK(gen_parse_udp(a, 10, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_NOT_OURS);
+	CHECK(gen_parse_udp(a, 100, &plain, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_NOT_OURS);
+	CHECK(gen_parse_tcp(a, 100, 1448, &plain, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_NOT_OURS);
+	CHECK(gen_parse_udp(a, 10, &plain, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_NOT_OURS);
 }
 
 /* two segments glued the way GRO does: one header, both payloads */
@@ -161,34 +168,139 @@ tcp_units(void)
 	struct gen_rx_frame r;
 	uint32_t len;
 
-	gen_build_tcp(a, &f);
-	CHECK(gen_parse_tcp(a, 1502, 1448, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
+	gen_build_tcp(a, &plain, &f);
+	CHECK(gen_parse_tcp(a, 1502, 1448, &plain, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
 	CHECK(r.flow == 3 && r.seq == 10 && r.units == 1 && r.dir == GEN_VM_TO_WIRE);
 	/* every flipped byte of a TCP segment is caught too */
 	flip_every_byte(1502, true);
 	f.off += 1448;
 	f.psh = true;
-	gen_build_tcp(b, &f);
+	gen_build_tcp(b, &plain, &f);
 	len = merge(a, 1502, 1502, m);
-	CHECK(gen_parse_tcp(m, len, 1448, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
+	CHECK(gen_parse_tcp(m, len, 1448, &plain, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
 	CHECK(r.seq == 10 && r.units == 2 && r.payload == 2896);
 	/* a merge of segments that do not follow each other: bytes differ */
 	f.off += 1448;
-	gen_build_tcp(b, &f);
+	gen_build_tcp(b, &plain, &f);
 	len = merge(a, 1502, 1502, m);
-	CHECK(gen_parse_tcp(m, len, 1448, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) ==
+	CHECK(gen_parse_tcp(m, len, 1448, &plain, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) ==
 	      GEN_BAD_PAYLOAD);
 	/* cut off the MSS grid */
-	CHECK(gen_parse_tcp(a, 1502, 1000, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) ==
+	CHECK(gen_parse_tcp(a, 1502, 1000, &plain, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) ==
 	      GEN_BAD_HEADER);
 	/* the pseudo-header-only sum of a TSO frame fails unless the port vouches */
 	f.tso = true;
 	f.payload = 1448 * 4;
-	gen_build_tcp(m, &f);
+	gen_build_tcp(m, &plain, &f);
 	len = GEN_HDRS_TCP + f.payload;
-	CHECK(gen_parse_tcp(m, len, 1448, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_BAD_CSUM);
-	CHECK(gen_parse_tcp(m, len, 1448, GEN_CSUM_VERIFY, GEN_CSUM_GOOD, &r) == GEN_OK &&
+	CHECK(gen_parse_tcp(m, len, 1448, &plain, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_BAD_CSUM);
+	CHECK(gen_parse_tcp(m, len, 1448, &plain, GEN_CSUM_VERIFY, GEN_CSUM_GOOD, &r) == GEN_OK &&
 	      r.units == 4);
+}
+
+/* two segments of any shape glued the way GRO does: the first one's
+ * headers (options included), both payloads, lengths and sums redone */
+static uint32_t
+merge_shaped(const struct gen_shape *sh, const uint8_t *first, uint32_t len1,
+	     const uint8_t *second, uint32_t len2, uint8_t *out)
+{
+	uint32_t hdrs = gen_hdrs_tcp(sh), len = len1 + len2 - hdrs;
+	uint8_t *l3 = out + gen_l2_len(sh);
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(l3 + gen_l3_len(sh));
+
+	memcpy(out, first, len1);
+	memcpy(out + len1, second + hdrs, len2 - hdrs);
+	th->cksum = 0;
+	if (sh->ipv6) {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)l3;
+
+		ip6->payload_len = rte_cpu_to_be_16(len - gen_l2_len(sh) - sizeof(*ip6));
+		th->cksum = rte_ipv6_udptcp_cksum(ip6, th);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+
+		ip->total_length = rte_cpu_to_be_16(len - gen_l2_len(sh));
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	}
+	return len;
+}
+
+/* Tagged, IPv6 and timestamped frames: the same checks as the plain ones
+ * (round trip, every flipped byte, merges, TSO sums), and a frame of
+ * another shape is not taken for one of ours. */
+static void
+shaped_frames(void)
+{
+	static const struct gen_shape shapes[] = {
+		{.vlan = 100}, {.ipv6 = true}, {.tcp_ts = true}, {.vlan = 4094, .ipv6 = true},
+		{.vlan = 7, .ipv6 = true, .tcp_ts = true}, {.vlan = 1, .tcp_ts = true},
+	};
+	static uint8_t m[32768];
+
+	CHECK(gen_hdrs_tcp(&shapes[4]) == 18 + 40 + 32 && gen_hdrs_udp(&shapes[3]) == 18 + 40 + 8);
+	for (size_t i = 0; i < RTE_DIM(shapes); i++) {
+		const struct gen_shape *sh = &shapes[i];
+		struct gen_shape other = *sh;
+		uint32_t min = gen_hdrs_udp(sh) + GEN_META_LEN, hdrs = gen_hdrs_tcp(sh), len;
+		struct gen_udp_frame u = {.kind = GEN_KIND_RR_REQ, .dir = GEN_WIRE_TO_VM,
+					  .flow = 9, .seq = 31337, .tsc = 5};
+		struct gen_tcp_frame t = {.dir = GEN_WIRE_TO_VM, .flow = 2, .off = 1448 * 7,
+					  .payload = 1448};
+		struct gen_rx_frame r;
+
+		for (uint32_t l = min; l <= 1518; l += 1518 - min) {
+			u.len = (uint16_t)l;
+			gen_build_udp(a, sh, &u);
+			memset(&r, 0, sizeof(r));
+			CHECK(gen_parse_udp(a, l, sh, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK);
+			CHECK(r.kind == GEN_KIND_RR_REQ && r.dir == GEN_WIRE_TO_VM && r.flow == 9 &&
+			      r.seq == 31337);
+			flip_every_byte_shaped(l, false, sh);
+			gen_udp_to_response(a, sh, l);
+			CHECK(gen_parse_udp(a, l, sh, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK &&
+			      r.kind == GEN_KIND_RR_RESP && r.flow == 9);
+			/* as plain, or with another tag: not ours */
+			CHECK((!sh->vlan && !sh->ipv6) || /* timestamps: a tcp matter */
+			      gen_parse_udp(a, l, &plain, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) ==
+			      GEN_NOT_OURS);
+			other.vlan = sh->vlan ? sh->vlan + 1 : 5;
+			CHECK(gen_parse_udp(a, l, &other, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) ==
+			      GEN_NOT_OURS);
+		}
+		gen_build_tcp(a, sh, &t);
+		CHECK(gen_parse_tcp(a, hdrs + 1448, 1448, sh, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) ==
+		      GEN_OK);
+		CHECK(r.flow == 2 && r.seq == 7 && r.units == 1 && r.dir == GEN_WIRE_TO_VM);
+		flip_every_byte_shaped(hdrs + 1448, true, sh);
+		t.off += 1448;
+		gen_build_tcp(b, sh, &t);
+		len = merge_shaped(sh, a, hdrs + 1448, b, hdrs + 1448, m);
+		CHECK(gen_parse_tcp(m, len, 1448, sh, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) == GEN_OK &&
+		      r.seq == 7 && r.units == 2);
+		t.off += 1448;
+		gen_build_tcp(b, sh, &t);
+		len = merge_shaped(sh, a, hdrs + 1448, b, hdrs + 1448, m);
+		CHECK(gen_parse_tcp(m, len, 1448, sh, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) ==
+		      GEN_BAD_PAYLOAD);
+		if (sh->tcp_ts) {
+			/* another flow's timestamps on this flow's segment */
+			gen_build_tcp(a, sh, &t);
+			a[hdrs - 9] ^= 1; /* tsval's last byte */
+			CHECK(gen_parse_tcp(a, hdrs + 1448, 1448, sh, GEN_CSUM_GOOD, GEN_CSUM_GOOD,
+					    &r) == GEN_BAD_HEADER);
+		}
+		t.tso = true;
+		t.payload = 1448 * 3;
+		t.dir = GEN_VM_TO_WIRE;
+		gen_build_tcp(m, sh, &t);
+		len = hdrs + t.payload;
+		CHECK(gen_parse_tcp(m, len, 1448, sh, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, &r) ==
+		      GEN_BAD_CSUM);
+		CHECK(gen_parse_tcp(m, len, 1448, sh, GEN_CSUM_VERIFY, GEN_CSUM_GOOD, &r) == GEN_OK &&
+		      r.units == 3 && r.dir == GEN_VM_TO_WIRE);
+	}
 }
 
 static void
@@ -284,6 +396,7 @@ main(void)
 	RUN(rr_response);
 	RUN(not_ours);
 	RUN(tcp_units);
+	RUN(shaped_frames);
 	RUN(tracker);
 	RUN(histogram);
 	RUN(options);
