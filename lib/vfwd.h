@@ -288,6 +288,11 @@ struct vfwd_worker {
 	uint16_t next_stream; /* a round cut by the budget resumes here */
 	uint32_t intr_gen[VFWD_MAX_STREAMS]; /* conn_gen registered, +1 (0: never) */
 	uint32_t since_gro_flush; /* work lcore: packets since GRO last flushed */
+	/* deferred delivery: each stream's packets on the backlog, and
+	 * whether its rx queue came back empty at its last visit (its own
+	 * "queue empty" for GRO and tx holds, see vfwd_worker_round) */
+	uint32_t backlog_pending[VFWD_MAX_STREAMS];
+	uint8_t rx_idle[VFWD_MAX_STREAMS];
 
 	/* handoff, see vfwd_worker_publish(): control writes slots + gen,
 	 * worker writes gen_seen. */

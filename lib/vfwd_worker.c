@@ -277,6 +277,7 @@ backlog_put(struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, uint16_t 
 		pkts[j]->hash.usr = i;
 	q = rte_ring_enqueue_burst(w->backlog, (void **)pkts, n, NULL);
 	w->stats.backlog_enq += q;
+	w->backlog_pending[i] += q;
 	if (unlikely(q < n)) {
 		rte_pktmbuf_free_bulk(pkts + q, n - q);
 		d->drops[VFWD_DROP_BACKLOG] += n - q;
@@ -308,18 +309,81 @@ process_tagged(struct vfwd_worker *w, const struct vfwd_knobs *k, struct rte_mbu
 	return moved;
 }
 
-/* The later pass: up to quota packets off the backlog, each run of one
- * stream processed as a burst. */
-static inline uint32_t
+/* The later pass: up to quota packets (at most VFWD_MAX_BURST) off the
+ * backlog, each run of one stream processed as a burst. Returns the
+ * packets taken off; *moved += those and what GRO sent on from its held
+ * ones. */
+static inline unsigned int
 backlog_drain(struct vfwd_worker *w, const struct vfwd_knobs *k, unsigned int quota,
-	      uint64_t now)
+	      uint64_t now, uint32_t *moved)
 {
 	struct rte_mbuf *pkts[VFWD_MAX_BURST];
 	unsigned int n = rte_ring_dequeue_burst(w->backlog, (void **)pkts,
 						RTE_MIN(quota, (unsigned int)VFWD_MAX_BURST), NULL);
 
 	w->stats.backlog_deq += n;
-	return n + process_tagged(w, k, pkts, n, now);
+	for (unsigned int j = 0; j < n; j++)
+		w->backlog_pending[pkts[j]->hash.usr]--;
+	*moved += n + process_tagged(w, k, pkts, n, now);
+	return n;
+}
+
+/* How much one round takes off the backlog (the process_backlog twin).
+ *
+ * The kernel: netif_rx() queues onto the CPU's backlog, a NAPI instance
+ * like the devices' with weight dev_rx_weight (64, napi-weight here).
+ * net_rx_action() polls each instance on its list for at most its weight
+ * and puts one that used all of it back at the tail, round and round
+ * until netdev_budget (300, round-budget) packets or netdev_budget_usecs
+ * are spent. So per softirq the backlog is not held to one weight: it is
+ * polled again after every pass over the device instances that keep
+ * feeding it, until the budget runs out.
+ *
+ * Here one round is one pass: each stream visited once (the device
+ * polls), then the backlog. It is drained one weight for every stream
+ * that fed it in the round (at least one weight, for what an earlier
+ * round left), so any number of streams that each bring up to a weight a
+ * round do not overflow it, as one weight shared by all did with 3 or
+ * more; and never more than the round budget (in every rx mode), the
+ * point where the kernel too stops and lets netdev_max_backlog drop.
+ * round-budget-us is not applied to the drain: it is bounded in packets. */
+static inline unsigned int
+backlog_quota(const struct vfwd_knobs *k, unsigned int feeders)
+{
+	unsigned int quota = (unsigned int)RTE_MAX(k->napi_weight, 1) * RTE_MAX(feeders, 1u);
+
+	if (k->round_budget)
+		quota = RTE_MIN(quota, k->round_budget);
+	return quota;
+}
+
+/* Deferred delivery, after the round's drain: GRO's held segments and the
+ * tx holds of each stream leave as with direct delivery. A stream is idle
+ * when its rx queue came back empty at its last visit (or the backlog ran
+ * dry) and none of its packets wait on the backlog any more: then all it
+ * holds goes; otherwise what waited gro-flush-us / tx-flush-us. Held
+ * segments are older than anything of their stream still on the backlog,
+ * so sending them first keeps each stream's order. */
+static inline uint32_t
+backlog_flush_streams(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
+{
+	bool dry = rte_ring_count(w->backlog) == 0;
+	uint32_t moved = 0;
+
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		struct vfwd_dir_stats *d = &w->stats.dir[w->streams[i].dir];
+		bool idle = w->backlog_pending[i] == 0 && (dry || w->rx_idle[i]);
+
+		if (w->streams[i].dir == VFWD_DIR_WIRE_TO_VM &&
+		    unlikely(vfwd_gro_held(&w->offload[i].gro))) {
+			if (idle)
+				moved += process(w, i, k, NULL, 0, 0, now);
+			else
+				moved += flush_held(w, i, k, false, now, d);
+		}
+		hold_check(w, i, k, idle, now, d);
+	}
+	return moved;
 }
 
 /* -------------------------------------------------------------- pipeline */
@@ -439,7 +503,8 @@ pipe_work_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
  * capped by vq weights (VHOST_NET_PKT_WEIGHT / VHOST_NET_WEIGHT twins).
  * Returns packets received; *empty says the queue ran dry. */
 static inline uint32_t
-visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t now, bool *empty)
+visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t now, bool *empty,
+      unsigned int *feeders)
 {
 	const struct vfwd_stream *s = &w->streams[i];
 	struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
@@ -447,6 +512,7 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 	uint32_t limit = k->rx_mode == VFWD_RX_POLL ? k->burst : k->napi_weight;
 	uint32_t taken = 0, moved = 0;
 	uint64_t taken_bytes = 0;
+	bool fed = false;
 
 	if (vhost_rx && k->vq_weight_pkts)
 		limit = RTE_MIN(limit, k->vq_weight_pkts);
@@ -462,9 +528,10 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 		/* deferred, or just switched to direct while the backlog still
 		 * holds older packets: behind them */
 		if (w->backlog != NULL && (k->deliver == VFWD_DELIVER_DEFERRED ||
-					   w->stats.backlog_enq != w->stats.backlog_deq))
+					   w->stats.backlog_enq != w->stats.backlog_deq)) {
 			backlog_put(w, i, pkts, n, d);
-		else if (n || s->dir == VFWD_DIR_WIRE_TO_VM)
+			fed |= n != 0;
+		} else if (n || s->dir == VFWD_DIR_WIRE_TO_VM)
 			moved += process(w, i, k, pkts, n, bytes, now);
 		if (n < want) {
 			*empty = n == 0;
@@ -477,6 +544,8 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 			break;
 		}
 	}
+	w->rx_idle[i] = *empty;
+	*feeders += fed;
 	return taken + moved;
 }
 
@@ -489,6 +558,7 @@ vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_
 				    ? now + knobs->round_budget_us * (rte_get_tsc_hz() / 1000000)
 				    : UINT64_MAX;
 	uint16_t first = budgeted ? w->next_stream : 0;
+	unsigned int feeders = 0;
 	uint32_t nb = 0;
 
 	if (w->role == VFWD_ROLE_RX)
@@ -500,7 +570,7 @@ vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_
 		struct vfwd_dir_stats *d = &w->stats.dir[w->streams[i].dir];
 		bool empty;
 
-		nb += visit(w, i, knobs, now, &empty);
+		nb += visit(w, i, knobs, now, &empty, &feeders);
 		hold_check(w, i, knobs, empty, now, d);
 		if (unlikely(budgeted) && v + 1 < w->nb_streams &&
 		    ((knobs->round_budget && nb >= knobs->round_budget) ||
@@ -513,18 +583,16 @@ vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_
 	}
 	if (w->backlog != NULL &&
 	    (knobs->deliver == VFWD_DELIVER_DEFERRED || rte_ring_count(w->backlog) > 0)) {
-		if (rte_ring_count(w->backlog) > 0)
-			nb += backlog_drain(w, knobs, RTE_MAX(knobs->napi_weight, 1), now);
-		/* ran dry: the processing side's "queue empty" for GRO and
-		 * tx holds */
-		if (rte_ring_count(w->backlog) == 0)
-			for (uint16_t i = 0; i < w->nb_streams; i++) {
-				if (w->streams[i].dir == VFWD_DIR_WIRE_TO_VM &&
-				    vfwd_gro_held(&w->offload[i].gro))
-					process(w, i, knobs, NULL, 0, 0, now);
-				hold_check(w, i, knobs, true, now,
-					   &w->stats.dir[w->streams[i].dir]);
-			}
+		unsigned int quota = backlog_quota(knobs, feeders);
+
+		while (quota > 0 && rte_ring_count(w->backlog) > 0) {
+			unsigned int n = backlog_drain(w, knobs, quota, now, &nb);
+
+			if (n == 0)
+				break;
+			quota -= n;
+		}
+		nb += backlog_flush_streams(w, knobs, now);
 	}
 	return nb;
 }
@@ -596,8 +664,9 @@ vfwd_worker_queues_init(struct vfwd_worker *w, unsigned int backlog, int socket)
 			goto fail;
 	}
 	/* one ring per lcore, like the kernel's per-CPU backlog; single
-	 * producer and consumer: the worker itself */
-	snprintf(name, sizeof(name), "vfwd_backlog_%u", w->lcore_id);
+	 * producer and consumer: the worker itself. Named by the worker
+	 * struct too: a re-plan builds its ring beside the running one's. */
+	snprintf(name, sizeof(name), "vfwd_bl%u_%p", w->lcore_id, (void *)w);
 	w->backlog = rte_ring_create(name, backlog, socket,
 				     RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	if (w->backlog == NULL)
@@ -625,6 +694,7 @@ vfwd_worker_queues_fini(struct vfwd_worker *w)
 		rte_ring_free(w->backlog);
 		w->backlog = NULL;
 	}
+	memset(w->backlog_pending, 0, sizeof(w->backlog_pending));
 }
 
 /* Take the newest knob set if control published one. An acquire load and a
@@ -651,8 +721,11 @@ drain_all(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now, b
 	for (unsigned int k = 0; w->role == VFWD_ROLE_WORK && (exiting || k < 16); k++)
 		if (pipe_work_round(w, knobs, now) == 0)
 			break;
-	while (w->backlog != NULL && rte_ring_count(w->backlog) > 0)
-		backlog_drain(w, knobs, VFWD_MAX_BURST, now);
+	while (w->backlog != NULL && rte_ring_count(w->backlog) > 0) {
+		uint32_t moved = 0;
+
+		backlog_drain(w, knobs, VFWD_MAX_BURST, now, &moved);
+	}
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
 		const struct vfwd_stream *s = &w->streams[i];
 		struct vfwd_dir_stats *d = &w->stats.dir[s->dir];

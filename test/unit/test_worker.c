@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The worker's rounds on ring ports (rte_eth_from_rings: the test fills
+ * each port's rx ring and empties its tx ring). Needs EAL (mempools,
+ * ethdev) but no hugepages and no device.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "check.h"
+#include "vfwd.h"
+
+#define NB_PORTS 8
+#define RING_SIZE 4096
+#define MSS 1000
+#define HDRS (14 + 20 + 20)
+
+static struct rte_mempool *pool, *indirect_pool;
+static struct rte_ring *rx_ring[NB_PORTS], *tx_ring[NB_PORTS];
+static uint16_t port_id[NB_PORTS];
+static struct vfwd_port_state port_state[VFWD_MAX_PORTS];
+static struct vfwd_plan_lcore plan_lcore;
+static struct vfwd_worker *worker; /* rte_zmalloc'd, as the app does */
+
+/* ------------------------------------------------------------ frames */
+
+/* Ethernet + IPv4 + TCP segment seg of flow, MSS bytes of payload, ACK. */
+static struct rte_mbuf *
+tcp_seg(uint32_t flow, uint32_t seg)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *f;
+	struct rte_ether_hdr *eth;
+	struct rte_ipv4_hdr *ip;
+	struct rte_tcp_hdr *th;
+
+	RTE_VERIFY(m != NULL);
+	f = (uint8_t *)rte_pktmbuf_append(m, HDRS + MSS);
+	RTE_VERIFY(f != NULL);
+	memset(f, 0, HDRS + MSS);
+	eth = (void *)f;
+	ip = (void *)(eth + 1);
+	th = (void *)(ip + 1);
+	eth->dst_addr.addr_bytes[0] = 2;
+	eth->src_addr.addr_bytes[0] = 2;
+	eth->src_addr.addr_bytes[5] = 1;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(HDRS + MSS - 14);
+	ip->packet_id = rte_cpu_to_be_16((uint16_t)seg);
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_TCP;
+	ip->src_addr = rte_cpu_to_be_32(0xc6120000 | flow);
+	ip->dst_addr = rte_cpu_to_be_32(0xc6130001);
+	th->src_port = rte_cpu_to_be_16(1024);
+	th->dst_port = rte_cpu_to_be_16(5201);
+	th->sent_seq = rte_cpu_to_be_32(1000000 + seg * MSS);
+	th->recv_ack = rte_cpu_to_be_32(7);
+	th->data_off = 5 << 4;
+	th->tcp_flags = RTE_TCP_ACK_FLAG;
+	th->rx_win = rte_cpu_to_be_16(65535);
+	for (uint32_t i = 0; i < MSS; i++)
+		f[HDRS + i] = (uint8_t)(i * 7 + seg);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+	return m;
+}
+
+/* A 64-byte UDP/IPv4 frame: nothing for GRO or the wire stage to do. */
+static struct rte_mbuf *
+udp_frame(void)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *f;
+	struct rte_ipv4_hdr *ip;
+
+	RTE_VERIFY(m != NULL);
+	f = (uint8_t *)rte_pktmbuf_append(m, 64);
+	RTE_VERIFY(f != NULL);
+	memset(f, 0, 64);
+	((struct rte_ether_hdr *)f)->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(f + 14);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(64 - 14);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return m;
+}
+
+static void
+feed_udp(unsigned int p, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		RTE_VERIFY(rte_ring_enqueue(rx_ring[p], udp_frame()) == 0);
+}
+
+/* Empty port p's tx ring: returns the packets it held (and their TCP
+ * payload bytes in *payload when not NULL); frees them. */
+static unsigned int
+drain_tx(unsigned int p, uint64_t *payload)
+{
+	struct rte_mbuf *m;
+	unsigned int n = 0;
+
+	while (rte_ring_dequeue(tx_ring[p], (void **)&m) == 0) {
+		if (payload != NULL)
+			*payload += rte_pktmbuf_pkt_len(m) - HDRS;
+		rte_pktmbuf_free(m);
+		n++;
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------ worker */
+
+static struct vfwd_knobs
+deferred_knobs(void)
+{
+	return (struct vfwd_knobs){
+		.burst = 32,
+		.gro = {.enabled = true, .mode = VFWD_GRO_HEAVY, .max_flows = 64, .flush_us = 50},
+		.rx_mode = VFWD_RX_POLL,
+		.deliver = VFWD_DELIVER_DEFERRED,
+		.napi_weight = 64,
+		.round_budget = 300,
+		.round_budget_us = 0,
+		.defer_polls = 32,
+		.tx_batch = 1,
+		.tx_flush_us = 50,
+	};
+}
+
+/* A direct-role worker with one stream per port p < nb (port p -> port p,
+ * direction dirs[p]), offload state and a backlog of backlog packets. */
+static void
+worker_setup(unsigned int nb, const uint8_t *dirs, const struct vfwd_knobs *k,
+	     unsigned int backlog)
+{
+	memset(&plan_lcore, 0, sizeof(plan_lcore));
+	plan_lcore.role = VFWD_ROLE_DIRECT;
+	plan_lcore.nb_streams = (uint16_t)nb;
+	for (unsigned int p = 0; p < nb; p++)
+		plan_lcore.streams[p] = (struct vfwd_stream){
+			.rx_port = port_id[p], .rx_queue = 0,
+			.tx_port = port_id[p], .tx_queue = 0,
+			.dir = dirs[p], .pair = 0, .id = (uint16_t)p,
+		};
+	memset(worker, 0, sizeof(*worker));
+	vfwd_worker_init(worker, rte_lcore_id(), &plan_lcore, port_state, k);
+	RTE_VERIFY(vfwd_worker_offload_init(worker, pool, indirect_pool, 64, 0) == 0);
+	RTE_VERIFY(vfwd_worker_queues_init(worker, backlog, 0) == 0);
+}
+
+static void
+worker_teardown(unsigned int nb)
+{
+	for (uint16_t i = 0; i < worker->nb_streams; i++) {
+		struct rte_mbuf *out[VFWD_GRO_HOLD_MAX];
+		struct vfwd_dir_stats d;
+
+		while (worker->streams[i].dir == VFWD_DIR_WIRE_TO_VM &&
+		       vfwd_gro_held(&worker->offload[i].gro))
+			rte_pktmbuf_free_bulk(out, vfwd_gro_flush(&worker->offload[i].gro, 0,
+								  rte_rdtsc(), out, RTE_DIM(out),
+								  &d));
+	}
+	vfwd_worker_queues_fini(worker);
+	vfwd_worker_offload_fini(worker);
+	for (unsigned int p = 0; p < nb; p++) {
+		struct rte_mbuf *m;
+
+		drain_tx(p, NULL);
+		while (rte_ring_dequeue(rx_ring[p], (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+	}
+}
+
+static uint64_t
+us_to_tsc(uint64_t us)
+{
+	return us * (rte_get_tsc_hz() / 1000000);
+}
+
+/* ------------------------------------------------------------ tests */
+
+/* Deferred delivery, heavy GRO: a stream that went idle sends what GRO
+ * holds for it at once (as direct delivery does when its queue runs
+ * empty), even while a busy stream keeps the backlog from running dry. */
+static void
+deferred_idle_stream_gro_leaves(void)
+{
+	static const uint8_t dirs[] = {VFWD_DIR_WIRE_TO_VM, VFWD_DIR_VM_TO_WIRE};
+	struct vfwd_knobs k = deferred_knobs();
+	uint64_t now = rte_rdtsc(), payload = 0;
+	unsigned int got = 0, round;
+
+	k.burst = 64;
+	k.napi_weight = 16; /* the busy stream brings more than a drain takes */
+	worker_setup(2, dirs, &k, 256);
+	/* port 0: four segments of one flow, then nothing more */
+	for (uint32_t s = 0; s < 4; s++)
+		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], tcp_seg(1, s)) == 0);
+	for (round = 0; round < 20 && got == 0; round++) {
+		feed_udp(1, 64);
+		vfwd_worker_round(worker, &k, now);
+		now += us_to_tsc(10);
+		got = drain_tx(0, &payload);
+		drain_tx(1, NULL);
+		/* the busy stream keeps the backlog from running empty */
+		CHECK(rte_ring_count(worker->backlog) > 0);
+	}
+	printf("# idle stream: %u packet(s), %lu payload bytes after %u rounds; backlog %u\n",
+	       got, (unsigned long)payload, round, rte_ring_count(worker->backlog));
+	/* the first round took the 4 segments (GRO holds them), the second
+	 * found the queue empty: out then, merged */
+	CHECK(got == 1 && payload == 4 * MSS);
+	CHECK(round <= 3);
+	CHECK(worker->stats.dir[VFWD_DIR_WIRE_TO_VM].gro_merged == 1);
+	worker_teardown(2);
+}
+
+/* A stream still busy (a later packet of it waits in the backlog) sends
+ * what GRO held by the flush timeout, not only once that later packet is
+ * drained. Real time between rounds: librte_gro's own timeout reads the TSC. */
+static void
+deferred_busy_stream_gro_times_out(void)
+{
+	static const uint8_t dirs[] = {VFWD_DIR_WIRE_TO_VM, VFWD_DIR_VM_TO_WIRE};
+	struct vfwd_knobs k = deferred_knobs();
+	const struct vfwd_dir_stats *d = &worker->stats.dir[VFWD_DIR_WIRE_TO_VM];
+	uint64_t payload = 0, gro_in_at_out = 0;
+	unsigned int got = 0, round;
+
+	k.burst = 64;
+	k.napi_weight = 16;
+	k.gro.flush_us = 50;
+	worker_setup(2, dirs, &k, 1024);
+	for (round = 0; round < 40 && got == 0; round++) {
+		/* port 0: 4 segments behind a backlog of port 1's frames, a
+		 * fifth a round later, then nothing */
+		if (round == 3)
+			for (uint32_t s = 0; s < 4; s++)
+				RTE_VERIFY(rte_ring_enqueue(rx_ring[0], tcp_seg(2, s)) == 0);
+		if (round == 4)
+			RTE_VERIFY(rte_ring_enqueue(rx_ring[0], tcp_seg(2, 4)) == 0);
+		feed_udp(1, 64);
+		vfwd_worker_round(worker, &k, rte_rdtsc());
+		got = drain_tx(0, &payload);
+		gro_in_at_out = d->gro_in;
+		drain_tx(1, NULL);
+		rte_delay_us_block(2 * k.gro.flush_us);
+	}
+	printf("# busy stream: first GRO output in round %u: %u packet(s), %lu payload bytes, "
+	       "gro_in %lu then\n", round, got, (unsigned long)payload,
+	       (unsigned long)gro_in_at_out);
+	/* the 4 held segments left while the fifth still waited */
+	CHECK(got == 1 && payload == 4 * MSS);
+	CHECK(gro_in_at_out == 4);
+	CHECK(worker->stats.backlog_drops == 0);
+	worker_teardown(2);
+}
+
+/* Three streams that each fill a burst every round: the backlog drains a
+ * weight per feeding stream, as many backlog polls as there were device
+ * polls feeding it, so it does not overflow. */
+static void
+deferred_backlog_keeps_up_with_3_streams(void)
+{
+	static const uint8_t dirs[] = {VFWD_DIR_VM_TO_WIRE, VFWD_DIR_VM_TO_WIRE,
+				       VFWD_DIR_VM_TO_WIRE};
+	struct vfwd_knobs k = deferred_knobs(); /* burst 32, weight 64, backlog 1000 */
+	uint64_t now = rte_rdtsc();
+	unsigned int sent = 0, max_depth = 0;
+
+	worker_setup(3, dirs, &k, 1000);
+	for (unsigned int round = 0; round < 200; round++) {
+		for (unsigned int p = 0; p < 3; p++)
+			feed_udp(p, 32);
+		vfwd_worker_round(worker, &k, now);
+		now += us_to_tsc(10);
+		max_depth = RTE_MAX(max_depth, rte_ring_count(worker->backlog));
+		for (unsigned int p = 0; p < 3; p++)
+			sent += drain_tx(p, NULL);
+	}
+	printf("# 3 streams x 32 per round: backlog_drops %lu, max depth %u, sent %u of %u\n",
+	       (unsigned long)worker->stats.backlog_drops, max_depth, sent, 200 * 96);
+	CHECK(worker->stats.backlog_drops == 0);
+	CHECK(max_depth <= 96);
+	CHECK(sent + rte_ring_count(worker->backlog) == 200 * 96);
+	worker_teardown(3);
+}
+
+/* ... but never more than the round budget (netdev_budget) in one pass:
+ * eight streams of 64 against a budget of 300 overflow, and each round
+ * drains exactly the budget while the backlog has it. */
+static void
+deferred_backlog_drain_bounded_by_round_budget(void)
+{
+	uint8_t dirs[NB_PORTS];
+	struct vfwd_knobs k = deferred_knobs();
+	uint64_t now = rte_rdtsc(), deq = 0;
+	bool bounded = true;
+
+	for (unsigned int p = 0; p < NB_PORTS; p++)
+		dirs[p] = VFWD_DIR_VM_TO_WIRE;
+	k.burst = 64;
+	worker_setup(NB_PORTS, dirs, &k, 1000);
+	for (unsigned int round = 0; round < 50; round++) {
+		for (unsigned int p = 0; p < NB_PORTS; p++)
+			feed_udp(p, 64);
+		vfwd_worker_round(worker, &k, now);
+		now += us_to_tsc(10);
+		bounded = bounded && worker->stats.backlog_deq - deq == k.round_budget;
+		deq = worker->stats.backlog_deq;
+		for (unsigned int p = 0; p < NB_PORTS; p++)
+			drain_tx(p, NULL);
+	}
+	printf("# 8 streams x 64, budget 300: backlog_drops %lu, deq %lu\n",
+	       (unsigned long)worker->stats.backlog_drops, (unsigned long)deq);
+	CHECK(bounded);
+	CHECK(worker->stats.backlog_drops > 0);
+	worker_teardown(NB_PORTS);
+}
+
+static void
+no_mbuf_leaked(void)
+{
+	CHECK(rte_mempool_in_use_count(pool) == 0);
+}
+
+/* ------------------------------------------------------------ main */
+
+static int
+ports_init(void)
+{
+	struct rte_eth_conf conf;
+	char name[32];
+
+	memset(&conf, 0, sizeof(conf));
+	for (unsigned int p = 0; p < NB_PORTS; p++) {
+		int ret;
+
+		snprintf(name, sizeof(name), "t_rx%u", p);
+		rx_ring[p] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "t_tx%u", p);
+		tx_ring[p] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (rx_ring[p] == NULL || tx_ring[p] == NULL)
+			return -1;
+		snprintf(name, sizeof(name), "t%u", p);
+		ret = rte_eth_from_rings(name, &rx_ring[p], 1, &tx_ring[p], 1, 0);
+		if (ret < 0)
+			return -1;
+		port_id[p] = (uint16_t)ret;
+		if (rte_eth_dev_configure(port_id[p], 1, 1, &conf) != 0 ||
+		    rte_eth_rx_queue_setup(port_id[p], 0, RING_SIZE, 0, NULL, pool) != 0 ||
+		    rte_eth_tx_queue_setup(port_id[p], 0, RING_SIZE, 0, NULL) != 0 ||
+		    rte_eth_dev_start(port_id[p]) != 0)
+			return -1;
+		/* a "guest" that takes GSO frames, on a port that is always ready */
+		port_state[port_id[p]].guest_gso = 1;
+		port_state[port_id[p]].max_frame = 1514;
+		port_state[port_id[p]].tx_multi_seg = true;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	char prefix[64];
+	char *eal[] = {argv[0], "-l", "0", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
+		       "--log-level=*:error", "--file-prefix", prefix};
+
+	(void)argc;
+	snprintf(prefix, sizeof(prefix), "vfwd-unit-worker-%d", getpid());
+	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
+		printf("not ok 1 - eal_init\n1..1\n");
+		return 1;
+	}
+	pool = rte_pktmbuf_pool_create("t_pool", 16383, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	indirect_pool = rte_pktmbuf_pool_create("t_indirect", 4095, 0, 0, 0, 0);
+	worker = rte_zmalloc("t_worker", sizeof(*worker), RTE_CACHE_LINE_SIZE);
+	RTE_VERIFY(pool && indirect_pool && worker);
+	if (ports_init() != 0) {
+		printf("not ok 1 - ports_init\n1..1\n");
+		return 1;
+	}
+
+	RUN(deferred_idle_stream_gro_leaves);
+	RUN(deferred_busy_stream_gro_times_out);
+	RUN(deferred_backlog_keeps_up_with_3_streams);
+	RUN(deferred_backlog_drain_bounded_by_round_budget);
+	RUN(no_mbuf_leaked);
+
+	rte_free(worker);
+	for (unsigned int p = 0; p < NB_PORTS; p++) {
+		rte_eth_dev_stop(port_id[p]);
+		rte_eth_dev_close(port_id[p]);
+		rte_ring_free(rx_ring[p]);
+		rte_ring_free(tx_ring[p]);
+	}
+	rte_mempool_free(pool);
+	rte_mempool_free(indirect_pool);
+	rte_eal_cleanup();
+	return CHECK_DONE();
+}
