@@ -85,8 +85,32 @@ add_lcore(struct rte_tel_data *d, const struct vfwd_lcore_stats *s)
 	}
 }
 
+/* Worker w's counters less its base. This thread is neither the worker
+ * nor control, which may be re-initialising the worker right now (a
+ * re-plan does not take app->lock for that): vfwd_worker_stats_read waits
+ * out a re-init, and a copy with any counter below the base (gone
+ * backwards: it would show as nearly 2^64) is read again, then given up
+ * on. Returns 0 or -EAGAIN. */
+#define READ_TRIES 3
+
+static int
+read_lcore(const struct vfwd_app *app, uint16_t w, struct vfwd_lcore_stats *now)
+{
+	struct vfwd_lcore_stats raw;
+
+	for (int t = 0; t < READ_TRIES; t++) {
+		if (vfwd_worker_stats_read(&app->workers[w], &raw) == 0 &&
+		    !vfwd_stats_behind(&raw, &app->base[w])) {
+			vfwd_stats_sub(now, &raw, &app->base[w]);
+			return 0;
+		}
+	}
+	return -EAGAIN;
+}
+
 /* /vfwd/lcores: each lcore briefly and the total in full;
- * /vfwd/lcores,<lcore id>: that lcore in full. */
+ * /vfwd/lcores,<lcore id>: that lcore in full. A reply with a worker
+ * that could not be read consistently is null (-EAGAIN): ask again. */
 static int
 tel_lcores(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
 {
@@ -104,22 +128,33 @@ tel_lcores(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	pthread_mutex_lock(&tel_lock);
 	app = tel_app;
 	if (app != NULL) {
-		struct vfwd_lcore_stats raw, now, total;
+		struct vfwd_lcore_stats *now, total;
+		uint16_t nb;
 		char name[16];
+		bool ok;
 
 		memset(&total, 0, sizeof(total));
-		rte_tel_data_start_dict(d);
-		ret = only >= 0 ? -EINVAL : 0;
 		pthread_mutex_lock(&app->lock);
-		for (uint16_t w = 0; w < app->nb_workers; w++) {
+		nb = app->nb_workers;
+		now = malloc(RTE_MAX(nb, 1) * sizeof(*now));
+		ret = now == NULL ? -ENOMEM : 0;
+		/* every worker read first: a reply is all good figures or none */
+		for (uint16_t w = 0; ret == 0 && w < nb; w++) {
+			ret = read_lcore(app, w, &now[w]);
+			if (ret == 0)
+				vfwd_stats_add(&total, &now[w]);
+		}
+		ok = ret == 0;
+		if (ok) {
+			rte_tel_data_start_dict(d);
+			ret = only >= 0 ? -EINVAL : 0;
+		}
+		for (uint16_t w = 0; ok && w < nb; w++) {
 			struct rte_tel_data *c;
 
-			memcpy(&raw, &app->workers[w].stats, sizeof(raw));
-			vfwd_stats_sub(&now, &raw, &app->base[w]);
-			vfwd_stats_add(&total, &now);
 			if (only >= 0) {
 				if (app->workers[w].lcore_id == only) {
-					add_lcore(d, &now);
+					add_lcore(d, &now[w]);
 					ret = 0;
 				}
 				continue;
@@ -128,13 +163,14 @@ tel_lcores(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 			if (c == NULL)
 				continue;
 			rte_tel_data_start_dict(c);
-			add_lcore_brief(c, &now);
+			add_lcore_brief(c, &now[w]);
 			snprintf(name, sizeof(name), "%u", app->workers[w].lcore_id);
 			if (rte_tel_data_add_dict_container(d, name, c, 0) != 0)
 				rte_tel_data_free(c);
 		}
 		pthread_mutex_unlock(&app->lock);
-		if (only < 0) {
+		free(now);
+		if (ret == 0 && only < 0) {
 			struct rte_tel_data *c = rte_tel_data_alloc();
 
 			if (c != NULL) {

@@ -185,6 +185,9 @@ void vfwd_stats_add(struct vfwd_lcore_stats *acc, const struct vfwd_lcore_stats 
 void vfwd_stats_sub(struct vfwd_lcore_stats *res, const struct vfwd_lcore_stats *a,
 		    const struct vfwd_lcore_stats *b);
 void vfwd_stats_summarize(const struct vfwd_lcore_stats *s, struct vfwd_summary *out);
+/* Whether any counter of a is below b's: a read that went backwards
+ * (counters only grow), never to be subtracted from. */
+bool vfwd_stats_behind(const struct vfwd_lcore_stats *a, const struct vfwd_lcore_stats *b);
 /* The k most frequent non-empty burst sizes of h (most frequent first).
  * Returns how many were found (<= k). */
 unsigned int vfwd_hist_top(const uint64_t *hist, unsigned int max_size, unsigned int k,
@@ -306,12 +309,20 @@ struct vfwd_worker {
 	uint32_t clear_seen;
 	volatile uint8_t running; /* control sets 1 before launch, 0 to stop */
 
-	/* worker: the only writer */
+	/* worker: the only writer while it runs. Never zeroed after the
+	 * worker's memory is allocated (zeroed): vfwd_worker_init keeps them,
+	 * because other threads (telemetry) may read them at any time; it
+	 * makes stats_gen odd while it rewrites the rest of the struct, see
+	 * vfwd_worker_stats_read(). Everything above stats_gen is re-init'd. */
+	uint32_t stats_gen;
 	struct vfwd_lcore_stats stats;
 	struct vfwd_lcore_stats stats_snap; /* see clear_req */
 } __rte_cache_aligned;
 
-/* Prepare a worker for a plan entry with the given initial knobs. */
+/* Prepare a worker for a plan entry with the given initial knobs. Its
+ * counters (stats, stats_snap) carry over untouched: a worker's memory
+ * starts zeroed (rte_zmalloc), and a re-plan never takes counters back
+ * under a reader on another thread. */
 void vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id,
 		      const struct vfwd_plan_lcore *pl, const struct vfwd_port_state *port_state,
 		      const struct vfwd_knobs *knobs);
@@ -341,6 +352,12 @@ int vfwd_worker_publish(struct vfwd_worker *w, const struct vfwd_knobs *knobs,
  * it is stopped. Returns 0 or -ETIMEDOUT (snap then holds a racy copy). */
 int vfwd_worker_snapshot(struct vfwd_worker *w, struct vfwd_lcore_stats *snap,
 			 unsigned int timeout_us);
+/* A copy of a worker's counters for a thread that is neither its worker
+ * nor control (telemetry): word by word (each counter untorn, only ever
+ * growing), and retried while control re-initialises the worker
+ * (stats_gen odd or changed during the copy). Returns 0, or -EAGAIN when
+ * a re-init was still under way after about a millisecond. */
+int vfwd_worker_stats_read(const struct vfwd_worker *w, struct vfwd_lcore_stats *out);
 /* One round over all streams: what vfwd_worker_main loops on. Exposed for
  * tests that drive the data path without launching lcores. Returns packets
  * received. */

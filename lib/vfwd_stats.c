@@ -42,6 +42,18 @@ vfwd_stats_sub(struct vfwd_lcore_stats *res, const struct vfwd_lcore_stats *x,
 		r[i] = a[i] - b[i];
 }
 
+bool
+vfwd_stats_behind(const struct vfwd_lcore_stats *x, const struct vfwd_lcore_stats *y)
+{
+	const uint64_t *a = (const uint64_t *)x;
+	const uint64_t *b = (const uint64_t *)y;
+
+	for (size_t i = 0; i < U64_FIELDS(*x); i++)
+		if (a[i] < b[i])
+			return true;
+	return false;
+}
+
 static double
 ratio(uint64_t num, uint64_t den)
 {

@@ -5,6 +5,7 @@
  * stats go to the worker's own cache-aligned struct.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -18,17 +19,54 @@
 
 #include "vfwd.h"
 
+/* Control, with the worker stopped. The counters are not touched: the
+ * telemetry thread may be reading them right now (a memset here once
+ * showed it zeros, and counters - base near 2^64). stats_gen is odd while
+ * the rest is rewritten, so that vfwd_worker_stats_read() can tell. */
 void
 vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id, const struct vfwd_plan_lcore *pl,
 		 const struct vfwd_port_state *port_state, const struct vfwd_knobs *knobs)
 {
-	memset(w, 0, sizeof(*w));
+	uint32_t gen = w->stats_gen; /* control is its only writer */
+
+	__atomic_store_n(&w->stats_gen, gen | 1, __ATOMIC_RELAXED);
+	rte_smp_wmb();
+	memset(w, 0, offsetof(struct vfwd_worker, stats_gen));
 	w->lcore_id = lcore_id;
 	w->role = pl->role;
 	w->nb_streams = pl->nb_streams;
 	memcpy(w->streams, pl->streams, pl->nb_streams * sizeof(pl->streams[0]));
 	w->port_state = port_state;
 	w->knob_slot[0] = *knobs;
+	/* release: a reader that sees the even value sees the new struct */
+	__atomic_store_n(&w->stats_gen, (gen | 1) + 1, __ATOMIC_RELEASE);
+}
+
+int
+vfwd_worker_stats_read(const struct vfwd_worker *w, struct vfwd_lcore_stats *out)
+{
+	const volatile uint64_t *src = (const volatile uint64_t *)&w->stats;
+	uint64_t *dst = (uint64_t *)out;
+	uint64_t deadline = 0;
+
+	for (;;) {
+		uint32_t g = __atomic_load_n(&w->stats_gen, __ATOMIC_ACQUIRE);
+
+		if (!(g & 1)) {
+			/* one aligned 64-bit load per counter: none torn */
+			for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+				dst[i] = src[i];
+			/* the copy's loads before the second look at the gen */
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&w->stats_gen, __ATOMIC_RELAXED) == g)
+				return 0;
+		}
+		if (deadline == 0)
+			deadline = rte_get_timer_cycles() + rte_get_timer_hz() / 1000;
+		else if (rte_get_timer_cycles() > deadline)
+			return -EAGAIN;
+		rte_pause();
+	}
 }
 
 static inline bool

@@ -43,6 +43,24 @@ add_and_sub(void)
 	CHECK(memcmp(&c, &b, sizeof(c)) == 0);
 }
 
+/* A read with any counter below the base went backwards. */
+static void
+behind(void)
+{
+	fill(&a, 2);
+	fill(&b, 1);
+	CHECK(!vfwd_stats_behind(&a, &b));
+	CHECK(!vfwd_stats_behind(&a, &a));
+	CHECK(vfwd_stats_behind(&b, &a));
+	c = a;
+	c.ring_deq = 1;
+	CHECK(!vfwd_stats_behind(&c, &a));
+	c.dir[1].tx_burst_hist[VFWD_MAX_BURST] = 5;
+	b = c;
+	c.dir[1].tx_burst_hist[VFWD_MAX_BURST] = 4; /* a histogram bucket too */
+	CHECK(vfwd_stats_behind(&c, &b));
+}
+
 static void
 summary(void)
 {
@@ -111,6 +129,7 @@ int
 main(void)
 {
 	RUN(add_and_sub);
+	RUN(behind);
 	RUN(summary);
 	RUN(summary_of_nothing);
 	RUN(all_dropped);

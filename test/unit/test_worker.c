@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The worker's rounds on ring ports (rte_eth_from_rings: the test fills
- * each port's rx ring and empties its tx ring). Needs EAL (mempools,
+ * each port's rx ring and empties its tx ring), and its counters read from
+ * another thread while control re-initialises it. Needs EAL (mempools,
  * ethdev) but no hugepages and no device.
  */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -338,6 +342,151 @@ deferred_backlog_drain_bounded_by_round_budget(void)
 	worker_teardown(NB_PORTS);
 }
 
+/* ---------------------------------------------- counters and re-init */
+
+/* What control does on a re-plan (app/control.c, vfwd_ctl_plan): keep the
+ * counters, set the worker up again. Meanwhile another thread (telemetry)
+ * reads the counters as the reports do: never below what they were. */
+#define REINIT_LOOPS 20000
+
+static volatile int reinit_done;
+
+static void *
+reinit_loop(void *arg)
+{
+	struct vfwd_knobs k = deferred_knobs();
+
+	(void)arg;
+	for (unsigned int i = 0; i < REINIT_LOOPS; i++) {
+		struct vfwd_lcore_stats keep = worker->stats;
+
+		vfwd_worker_init(worker, 1, &plan_lcore, port_state, &k);
+		worker->stats = keep;
+		/* the worker ran in between (it is the only writer then) */
+		worker->stats.rounds++;
+		worker->stats.dir[VFWD_DIR_VM_TO_WIRE].rx_pkts += 32;
+	}
+	reinit_done = 1;
+	return NULL;
+}
+
+#define BASE_ROUNDS 1000000ull
+#define BASE_RX 5000000ull
+
+static void
+stats_never_zero_under_reinit(void)
+{
+	pthread_t t;
+	uint64_t reads = 0, bad = 0, last_rounds = 0, lowest = UINT64_MAX;
+
+	memset(&plan_lcore, 0, sizeof(plan_lcore));
+	memset(worker, 0, sizeof(*worker));
+	worker->stats.rounds = BASE_ROUNDS;
+	worker->stats.dir[VFWD_DIR_VM_TO_WIRE].rx_pkts = BASE_RX;
+	reinit_done = 0;
+	RTE_VERIFY(pthread_create(&t, NULL, reinit_loop, NULL) == 0);
+	/* off this lcore's CPU where there is another, so that the two run
+	 * at once */
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		cpu_set_t cpus;
+
+		CPU_ZERO(&cpus);
+		for (long c = 1; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
+			CPU_SET(c, &cpus);
+		pthread_setaffinity_np(t, sizeof(cpus), &cpus);
+	}
+	while (!reinit_done) {
+		struct vfwd_lcore_stats raw;
+
+		/* as app/report.c and app/telemetry.c read them */
+		memcpy(&raw, &worker->stats, sizeof(raw));
+		reads++;
+		if (raw.rounds < BASE_ROUNDS || raw.rounds < last_rounds ||
+		    raw.dir[VFWD_DIR_VM_TO_WIRE].rx_pkts < BASE_RX) {
+			bad++;
+			lowest = RTE_MIN(lowest, raw.rounds);
+		}
+		last_rounds = raw.rounds;
+	}
+	pthread_join(t, NULL);
+	printf("# %lu racy reads during %u re-inits: %lu saw counters go back (lowest rounds %lu)\n",
+	       (unsigned long)reads, REINIT_LOOPS, (unsigned long)bad,
+	       (unsigned long)(bad ? lowest : 0));
+	CHECK(bad == 0);
+	CHECK(worker->stats.rounds == BASE_ROUNDS + REINIT_LOOPS);
+}
+
+/* The reader's side: a writer that does take the counters away for a
+ * while, inside an odd stats_gen as vfwd_worker_init marks its re-init.
+ * vfwd_worker_stats_read never returns such a copy. */
+static void *
+zeroing_loop(void *arg)
+{
+	(void)arg;
+	for (unsigned int i = 0; i < REINIT_LOOPS; i++) {
+		struct vfwd_lcore_stats keep = worker->stats;
+		uint32_t gen = worker->stats_gen;
+
+		__atomic_store_n(&worker->stats_gen, gen + 1, __ATOMIC_RELAXED);
+		rte_smp_wmb();
+		memset(&worker->stats, 0, sizeof(worker->stats));
+		rte_compiler_barrier();
+		worker->stats = keep;
+		worker->stats.rounds++;
+		__atomic_store_n(&worker->stats_gen, gen + 2, __ATOMIC_RELEASE);
+		/* the worker runs a while between re-plans */
+		for (int j = 0; j < 100; j++)
+			rte_pause();
+	}
+	reinit_done = 1;
+	return NULL;
+}
+
+static void
+stats_read_retries_during_reinit(void)
+{
+	struct vfwd_knobs k = deferred_knobs();
+	pthread_t t;
+	uint64_t reads = 0, bad = 0, busy = 0, last_rounds = 0;
+	uint32_t gen;
+
+	memset(&plan_lcore, 0, sizeof(plan_lcore));
+	memset(worker, 0, sizeof(*worker));
+	worker->stats.rounds = BASE_ROUNDS;
+	/* vfwd_worker_init moves the generation on by one re-init, even */
+	gen = worker->stats_gen;
+	vfwd_worker_init(worker, 1, &plan_lcore, port_state, &k);
+	CHECK(worker->stats_gen == gen + 2);
+	CHECK(worker->stats.rounds == BASE_ROUNDS);
+	reinit_done = 0;
+	RTE_VERIFY(pthread_create(&t, NULL, zeroing_loop, NULL) == 0);
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		cpu_set_t cpus;
+
+		CPU_ZERO(&cpus);
+		for (long c = 1; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
+			CPU_SET(c, &cpus);
+		pthread_setaffinity_np(t, sizeof(cpus), &cpus);
+	}
+	while (!reinit_done) {
+		struct vfwd_lcore_stats raw;
+
+		if (vfwd_worker_stats_read(worker, &raw) != 0) {
+			busy++;
+			continue;
+		}
+		reads++;
+		if (raw.rounds < BASE_ROUNDS || raw.rounds < last_rounds)
+			bad++;
+		last_rounds = raw.rounds;
+	}
+	pthread_join(t, NULL);
+	printf("# %lu reads during %u zeroing re-inits: %lu went back, %lu gave up (-EAGAIN)\n",
+	       (unsigned long)reads, REINIT_LOOPS, (unsigned long)bad, (unsigned long)busy);
+	CHECK(bad == 0 && reads > 0);
+	CHECK(worker->stats_gen % 2 == 0);
+}
+
 static void
 no_mbuf_leaked(void)
 {
@@ -406,6 +555,8 @@ main(int argc, char **argv)
 	RUN(deferred_busy_stream_gro_times_out);
 	RUN(deferred_backlog_keeps_up_with_3_streams);
 	RUN(deferred_backlog_drain_bounded_by_round_budget);
+	RUN(stats_never_zero_under_reinit);
+	RUN(stats_read_retries_during_reinit);
 	RUN(no_mbuf_leaked);
 
 	rte_free(worker);
