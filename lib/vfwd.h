@@ -371,8 +371,10 @@ struct vfwd_port_conf {
 };
 
 /* Configure and start one port with the pool, register vhost event
- * callbacks writing st. Returns 0 or -errno; on error the port is left
- * stopped. */
+ * callbacks writing st. Returns 0 or -errno. On error nothing of the port
+ * refers to pool or st any more: a port that was configured is stopped and
+ * closed (its queues and their mbufs released), one that was not is left
+ * as it was. */
 int vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mempool *pool,
 		    struct vfwd_port_state *st);
 /* Stop and close a port set up by vfwd_port_setup (unregisters callbacks). */

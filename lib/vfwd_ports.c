@@ -178,10 +178,10 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 
 	ret = rte_eth_dev_configure(port, conf->nb_rxq, conf->nb_txq, &dev_conf);
 	if (ret != 0)
-		goto fail_events;
+		goto fail_events; /* ethdev undid what it had configured */
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
 	if (ret != 0)
-		goto fail_events;
+		goto fail_close;
 
 	socket = rte_eth_dev_socket_id(port);
 	if (socket < 0)
@@ -189,22 +189,33 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	for (uint16_t q = 0; q < conf->nb_rxq; q++) {
 		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, socket, NULL, pool);
 		if (ret != 0)
-			goto fail_events;
+			goto fail_close;
 	}
 	for (uint16_t q = 0; q < conf->nb_txq; q++) {
 		ret = rte_eth_tx_queue_setup(port, q, nb_txd, socket, NULL);
 		if (ret != 0)
-			goto fail_events;
+			goto fail_close;
 	}
 	ret = rte_eth_dev_start(port);
 	if (ret != 0)
-		goto fail_events;
+		goto fail_close;
 	if (!st->is_vhost) {
 		st->link_up = 1;
 		memset((void *)st->txq_enabled, 1, sizeof(st->txq_enabled));
 	}
 	return 0;
 
+fail_close:
+	/* Rx queues may hold mbufs of pool already (net_tap fills them at
+	 * setup, others at a start that half failed): stop and close, which
+	 * frees them now, so that nothing of this port refers to the pool
+	 * once the caller frees it. 22.11 has no public queue release short
+	 * of close. */
+	if (st->is_vhost)
+		unregister_events(port, st);
+	rte_eth_dev_stop(port);
+	rte_eth_dev_close(port);
+	return ret < 0 ? ret : -EIO;
 fail_events:
 	if (st->is_vhost)
 		unregister_events(port, st);
