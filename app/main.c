@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_cycles.h>
@@ -139,6 +140,7 @@ setup_ports(struct vfwd_app *app)
 		.nb_txd = NB_TXD,
 	};
 	unsigned int nb_mbufs;
+	mode_t mask;
 
 	app->nb_ports = 0;
 	for (uint16_t i = 0; i < app->nb_pairs; i++) {
@@ -166,11 +168,16 @@ setup_ports(struct vfwd_app *app)
 		return -rte_errno;
 	}
 
+	/* net_vhost creates its server socket in rte_eth_dev_configure: with
+	 * at most owner read/write (and nothing --socket-mode does not give)
+	 * until vfwd_sockets_secure sets its mode and owner */
+	mask = umask(vfwd_socket_umask(app->opt.socket_mode));
 	for (uint16_t i = 0; i < app->nb_ports; i++) {
 		uint16_t port = app->ports[i];
 		int ret = vfwd_port_setup(port, &pconf, app->pool, &app->port_state[port]);
 
 		if (ret != 0) {
+			umask(mask);
 			fprintf(stderr, "dpdk-vfwd: error: port %u (%s): setup with %u rxq/%u txq "
 					"failed: %s%s\n",
 				port, port_name(port), pconf.nb_rxq, pconf.nb_txq, strerror(-ret),
@@ -181,6 +188,7 @@ setup_ports(struct vfwd_app *app)
 		}
 		app->port_started[port] = true;
 	}
+	umask(mask);
 	return 0;
 }
 

@@ -351,3 +351,9 @@ vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, siz
 			    o->nb_txq, o->nb_rxq);
 	return 0;
 }
+
+unsigned int
+vfwd_socket_umask(unsigned int socket_mode)
+{
+	return 0177 | (~socket_mode & 0777);
+}

@@ -33,6 +33,10 @@ struct vfwd_options {
  * -EINVAL with a one-line message in err naming the option otherwise. */
 int vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, size_t errlen);
 void vfwd_options_defaults(struct vfwd_options *o);
+/* The umask under which vhost server sockets are created: owner read and
+ * write at most, and nothing socket_mode does not give, until their mode
+ * and owner are set. */
+unsigned int vfwd_socket_umask(unsigned int socket_mode);
 extern const char vfwd_usage[];
 
 #endif

@@ -436,6 +436,22 @@ socket_mode(void)
 	}
 }
 
+/* The umask vhost sockets are created under: never more than owner rw,
+ * never more than --socket-mode, whatever the process's umask was. */
+static void
+socket_umask(void)
+{
+	static const unsigned int modes[] = {0660, 0640, 0620, 0600, 0400, 0200, 0};
+
+	for (size_t i = 0; i < RTE_DIM(modes); i++) {
+		unsigned int created = 0777 & ~vfwd_socket_umask(modes[i]);
+
+		CHECK((created & ~0600u) == 0);        /* nobody but the owner */
+		CHECK((created & ~modes[i]) == 0);     /* nothing the mode denies */
+		CHECK(created == (modes[i] & 0600u));  /* the owner's bits it allows */
+	}
+}
+
 static void
 socket_owner(void)
 {
@@ -547,6 +563,7 @@ main(void)
 	RUN(pairs);
 	RUN(duration);
 	RUN(socket_mode);
+	RUN(socket_umask);
 	RUN(socket_owner);
 	RUN(cmdline_file);
 	RUN(bad_shapes);
