@@ -225,23 +225,22 @@ vfwd_ctl_stop(struct vfwd_app *app)
 	return 0;
 }
 
+/* New knobs for every worker, or for none (vfwd_workers_publish). */
 static int
 publish_all(struct vfwd_app *app, const struct vfwd_knobs *knobs, char *err, size_t errlen)
 {
-	int ret = 0;
+	uint16_t who = 0;
+	int ret = vfwd_workers_publish(app->workers, app->nb_workers, knobs, PUBLISH_TIMEOUT_US,
+				       &who);
 
-	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		int r = vfwd_worker_publish(&app->workers[w], knobs, PUBLISH_TIMEOUT_US);
-
-		if (r == -ETIMEDOUT) /* written: it takes it when it comes back */
-			printf("warning: lcore %u did not take the change within %u ms\n",
-			       app->workers[w].lcore_id, PUBLISH_TIMEOUT_US / 1000);
-		else if (r != 0) {
-			snprintf(err, errlen, "lcore %u is stuck: it has not taken the previous "
-				 "change yet", app->workers[w].lcore_id);
-			ret = r;
-		}
+	if (ret == -ETIMEDOUT) { /* written: it takes it when it comes back */
+		printf("warning: lcore %u did not take the change within %u ms\n",
+		       app->workers[who].lcore_id, PUBLISH_TIMEOUT_US / 1000);
+		return 0;
 	}
+	if (ret != 0)
+		snprintf(err, errlen, "lcore %u is stuck: it has not taken the previous change "
+			 "yet; nothing changed", app->workers[who].lcore_id);
 	return ret;
 }
 
@@ -349,6 +348,8 @@ vfwd_ctl_set(struct vfwd_app *app, const char *knob, const char *val, char *err,
 	switch (k->apply) {
 	case VFWD_APPLY_LIVE:
 		ret = publish_all(app, &next.knobs, err, errlen);
+		if (ret != 0)
+			return ret; /* no worker took it: what is committed stays */
 		break;
 	case VFWD_APPLY_RESTART:
 		if (next.knobs.gro.max_flows == app->opt.knobs.gro.max_flows &&

@@ -347,6 +347,14 @@ int vfwd_worker_main(void *arg);
  * taken the previous set yet. */
 int vfwd_worker_publish(struct vfwd_worker *w, const struct vfwd_knobs *knobs,
 			unsigned int timeout_us);
+/* vfwd_worker_publish for workers ws[0..n), all of them or none: first
+ * waits (bounded by timeout_us) until every running worker has taken the
+ * set published before; if one has not, nothing is written anywhere and
+ * *who is its index. Then publishes to each. Returns 0; -ETIMEDOUT:
+ * written to all, worker *who (the first such) takes it late; -EBUSY:
+ * nothing written. */
+int vfwd_workers_publish(struct vfwd_worker *ws, uint16_t n, const struct vfwd_knobs *knobs,
+			 unsigned int timeout_us, uint16_t *who);
 /* A consistent copy of a worker's counters (all from between two rounds):
  * asks the running worker for one and waits (bounded), or copies them if
  * it is stopped. Returns 0 or -ETIMEDOUT (snap then holds a racy copy). */

@@ -370,29 +370,36 @@ backlog_drain(struct vfwd_worker *w, const struct vfwd_knobs *k, unsigned int qu
  *
  * The kernel: netif_rx() queues onto the CPU's backlog, a NAPI instance
  * like the devices' with weight dev_rx_weight (64, napi-weight here).
- * net_rx_action() polls each instance on its list for at most its weight
+ * net_rx_action() polls each instance on its list for up to its weight
  * and puts one that used all of it back at the tail, round and round
- * until netdev_budget (300, round-budget) packets or netdev_budget_usecs
- * are spent. So per softirq the backlog is not held to one weight: it is
- * polled again after every pass over the device instances that keep
- * feeding it, until the budget runs out.
+ * while budget is left: each poll may take a whole weight, and the loop
+ * stops once netdev_budget (300, round-budget) is used up. So per softirq
+ * the backlog is not held to one weight: it is polled again after every
+ * pass over the device instances that keep feeding it, up to
+ * ceil(budget / weight) times (5 x 64 = 320 with the defaults).
  *
  * Here one round is one pass: each stream visited once (the device
- * polls), then the backlog. It is drained one weight for every stream
- * that fed it in the round (at least one weight, for what an earlier
- * round left), so any number of streams that each bring up to a weight a
- * round do not overflow it, as one weight shared by all did with 3 or
- * more; and never more than the round budget (in every rx mode), the
- * point where the kernel too stops and lets netdev_max_backlog drop.
- * round-budget-us is not applied to the drain: it is bounded in packets. */
+ * polls), then the backlog. It gets one poll of a weight for every stream
+ * that fed it in the round (at least one, for what an earlier round
+ * left), and no more polls than the round budget starts (in every rx
+ * mode; none is ever cut below a weight, so a budget under the weight
+ * still drains a weight). Any number of streams that each bring up to a
+ * weight a round then keep it from overflowing, which one weight shared
+ * by all did not with 3 or more; beyond the budget it overflows and
+ * counts backlog drops, where the kernel too lets netdev_max_backlog
+ * drop. The budget is the backlog's own: the visits' packets, which the
+ * kernel would count against the same softirq, are not taken off it (a
+ * deferred visit is the device's netif_rx, not its processing).
+ * round-budget-us does not cut the drain: it is bounded in packets. */
 static inline unsigned int
 backlog_quota(const struct vfwd_knobs *k, unsigned int feeders)
 {
-	unsigned int quota = (unsigned int)RTE_MAX(k->napi_weight, 1) * RTE_MAX(feeders, 1u);
+	unsigned int weight = RTE_MAX(k->napi_weight, 1);
+	unsigned int polls = RTE_MAX(feeders, 1u);
 
 	if (k->round_budget)
-		quota = RTE_MIN(quota, k->round_budget);
-	return quota;
+		polls = RTE_MIN(polls, (k->round_budget + weight - 1) / weight);
+	return polls * weight;
 }
 
 /* Deferred delivery, after the round's drain: GRO's held segments and the
