@@ -35,6 +35,7 @@ struct vfwd_app {
 	struct rte_mempool *pool;
 	struct rte_mempool *indirect_pool; /* for software segmentation */
 	unsigned int pool_in_use_at_start; /* after ports started, before workers */
+	uint32_t pool_backlog; /* the largest backlog the pool is sized for */
 
 	uint16_t nb_pairs;
 	struct vfwd_pair pairs[VFWD_MAX_PAIRS];

@@ -23,8 +23,6 @@
  * stuck in a driver call. */
 #define PUBLISH_TIMEOUT_US 200000
 
-#define PIPE_RING_SIZE 4096
-
 const char *
 vfwd_port_name(uint16_t port, char buf[RTE_ETH_NAME_MAX_LEN])
 {
@@ -124,7 +122,7 @@ vfwd_ctl_plan(struct vfwd_app *app, const struct vfwd_options *o, bool verbose, 
 			struct rte_ring *ring;
 
 			snprintf(name, sizeof(name), "vfwd_pipe_%u_%u", r, k);
-			ring = rte_ring_create(name, PIPE_RING_SIZE,
+			ring = rte_ring_create(name, VFWD_PIPE_RING_SIZE,
 					       (int)rte_lcore_to_socket_id(app->lcore_ids[r]),
 					       RING_F_SP_ENQ | RING_F_SC_DEQ);
 			if (ring == NULL) {
@@ -356,6 +354,12 @@ vfwd_ctl_set(struct vfwd_app *app, const char *knob, const char *val, char *err,
 		    next.backlog == app->opt.backlog && next.pipe_rx == app->opt.pipe_rx &&
 		    next.pipe_work == app->opt.pipe_work)
 			break;
+		if (next.backlog > app->pool_backlog) {
+			snprintf(err, errlen, "set backlog %u: the mbuf pool was sized at start for "
+				 "backlog rings of up to %u packets; start with --backlog %u",
+				 next.backlog, app->pool_backlog, next.backlog);
+			return -ENOSPC;
+		}
 		ret = rebuild_workers(app, &next, err, errlen);
 		if (ret != 0)
 			return ret; /* the old sizes are back in place */

@@ -139,6 +139,7 @@ setup_ports(struct vfwd_app *app)
 		.nb_rxd = NB_RXD,
 		.nb_txd = NB_TXD,
 	};
+	struct vfwd_pool_need need;
 	unsigned int nb_mbufs;
 	mode_t mask;
 
@@ -148,8 +149,23 @@ setup_ports(struct vfwd_app *app)
 		app->ports[app->nb_ports++] = app->pairs[i].wire_port;
 	}
 
-	nb_mbufs = app->nb_ports * (pconf.nb_rxq * NB_RXD + pconf.nb_txq * NB_TXD) +
-		   rte_lcore_count() * (POOL_CACHE + VFWD_MAX_BURST) + 4096;
+	/* Everything the configuration can hold at once (vfwd_pool_size): the
+	 * runtime knobs up to the largest values they allow, pipelines up to
+	 * what the lcores allow, backlog rings up to --backlog (set backlog
+	 * may not go beyond it: the pool cannot grow). */
+	app->pool_backlog = app->opt.backlog;
+	need = (struct vfwd_pool_need){
+		.nb_ports = app->nb_ports,
+		.nb_rxq = pconf.nb_rxq, .nb_txq = pconf.nb_txq,
+		.nb_rxd = NB_RXD, .nb_txd = NB_TXD,
+		.nb_lcores = rte_lcore_count(),
+		.cache_size = POOL_CACHE,
+		.nb_workers = RTE_MIN(rte_lcore_count() - 1, (unsigned int)VFWD_MAX_WORKERS),
+		.nb_streams = app->nb_pairs * pconf.nb_rxq * 2,
+		.backlog = app->pool_backlog,
+		.data_room = RTE_MBUF_DEFAULT_DATAROOM,
+	};
+	nb_mbufs = vfwd_pool_size(&need);
 	app->pool = rte_pktmbuf_pool_create("vfwd_pool", nb_mbufs, POOL_CACHE, 0,
 					    RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
 	if (app->pool == NULL) {
