@@ -47,10 +47,11 @@ struct vfwd_app {
 	uint16_t nb_workers;           /* workers in the current plan */
 	uint16_t max_workers;          /* worker lcores: capacity of the arrays */
 	unsigned int lcore_ids[VFWD_MAX_WORKERS];
-	struct vfwd_worker *workers;   /* [max_workers], rte_zmalloc'd */
+	struct vfwd_worker *workers;   /* [max_workers], rte_zmalloc'd by vfwd_ctl_plan */
 	struct rte_ring *pipe_rings[VFWD_MAX_PIPE * VFWD_MAX_PIPE]; /* [rx][work] */
 	unsigned int nb_pipe_rings;
 	uint16_t nb_offload_init;      /* workers whose offload state exists */
+	unsigned int plan_gen;         /* plans built: names their rings */
 	bool running;                  /* workers launched */
 
 	/* Counters are never reset under their writer: "clear fwd stats"
@@ -82,13 +83,15 @@ struct vfwd_app {
 /* control.c */
 /* The port's ethdev name, or "port<N>": in buf, returned. */
 const char *vfwd_port_name(uint16_t port, char buf[RTE_ETH_NAME_MAX_LEN]);
-/* Plan which worker lcore does what (direct or pipeline, from o), set the
- * workers up for it (their stats carry over), print it if verbose.
- * Workers must be stopped and without offload state. */
+/* Plan which worker lcore does what (direct or pipeline, from o), build
+ * the workers for it with their rings, GRO tables, tx holds and backlog
+ * (their stats carry over), put them in place of the previous ones (freed)
+ * and print the plan if verbose. Workers must be stopped. On error nothing
+ * changed and err says why. */
 int vfwd_ctl_plan(struct vfwd_app *app, const struct vfwd_options *o, bool verbose, char *err,
 		  size_t errlen);
-void vfwd_ctl_rings_free(struct vfwd_app *app);
-int vfwd_ctl_worker_state_init(struct vfwd_app *app, const struct vfwd_options *o);
+/* Free the workers in place and all they hold (stopped; at exit). */
+void vfwd_ctl_workers_free(struct vfwd_app *app);
 int vfwd_ctl_start(struct vfwd_app *app);
 /* Say once which ports make a napi lcore nap instead of waiting for an rx
  * interrupt. */

@@ -12,6 +12,7 @@
 #include <rte_cycles.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 
 #include <rte_ring.h>
 #include <stdlib.h>
@@ -31,18 +32,79 @@ vfwd_port_name(uint16_t port, char buf[RTE_ETH_NAME_MAX_LEN])
 	return buf;
 }
 
-void
-vfwd_ctl_rings_free(struct vfwd_app *app)
+/* The workers of one plan with everything they use: built beside the
+ * running plan's (a rebuild) and put in place only once complete, so that
+ * a failure leaves the running plan as it was. */
+struct stage {
+	struct vfwd_worker *workers; /* [max_workers], rte_zmalloc'd */
+	uint16_t nb_workers;
+	uint16_t nb_state; /* workers whose GRO tables, tx holds, backlog exist */
+	struct rte_ring *rings[VFWD_MAX_PIPE * VFWD_MAX_PIPE]; /* [rx][work] */
+	unsigned int nb_rings;
+};
+
+/* Everything of s freed; its workers must not run. What their rings,
+ * holds and backlog still held goes back to the pool. */
+static void
+stage_free(struct stage *s)
 {
-	for (unsigned int i = 0; i < app->nb_pipe_rings; i++) {
+	for (uint16_t w = 0; w < s->nb_state; w++) {
+		vfwd_worker_offload_fini(&s->workers[w]);
+		vfwd_worker_queues_fini(&s->workers[w]);
+	}
+	for (unsigned int i = 0; i < s->nb_rings; i++) {
 		struct rte_mbuf *m;
 
-		while (rte_ring_dequeue(app->pipe_rings[i], (void **)&m) == 0)
+		while (rte_ring_dequeue(s->rings[i], (void **)&m) == 0)
 			rte_pktmbuf_free(m);
-		rte_ring_free(app->pipe_rings[i]);
-		app->pipe_rings[i] = NULL;
+		rte_ring_free(s->rings[i]);
 	}
+	rte_free(s->workers);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The plan in place <-> s, the workers stopped. Counters stay with the
+ * lcore index: the new workers carry on from the old ones' counts. */
+static void
+stage_swap(struct vfwd_app *app, struct stage *s)
+{
+	struct stage old = {
+		.workers = app->workers,
+		.nb_workers = app->nb_workers,
+		.nb_state = app->nb_offload_init,
+		.nb_rings = app->nb_pipe_rings,
+	};
+
+	memcpy(old.rings, app->pipe_rings, sizeof(old.rings));
+	for (uint16_t w = 0; old.workers != NULL && w < app->max_workers; w++)
+		s->workers[w].stats = old.workers[w].stats;
+	pthread_mutex_lock(&app->lock);
+	app->workers = s->workers;
+	app->nb_workers = s->nb_workers;
+	app->nb_offload_init = s->nb_state;
+	memcpy(app->pipe_rings, s->rings, sizeof(app->pipe_rings));
+	app->nb_pipe_rings = s->nb_rings;
+	pthread_mutex_unlock(&app->lock);
+	*s = old;
+}
+
+void
+vfwd_ctl_workers_free(struct vfwd_app *app)
+{
+	struct stage old = {0};
+
+	pthread_mutex_lock(&app->lock);
+	old.workers = app->workers;
+	old.nb_workers = app->nb_workers;
+	old.nb_state = app->nb_offload_init;
+	memcpy(old.rings, app->pipe_rings, sizeof(old.rings));
+	old.nb_rings = app->nb_pipe_rings;
+	app->workers = NULL;
+	app->nb_workers = app->nb_offload_init = 0;
+	memset(app->pipe_rings, 0, sizeof(app->pipe_rings));
 	app->nb_pipe_rings = 0;
+	pthread_mutex_unlock(&app->lock);
+	stage_free(&old);
 }
 
 static void
@@ -76,14 +138,19 @@ print_plan(const struct vfwd_app *app, const struct vfwd_options *o)
 		printf("  lcore %u: idle (more lcores than streams)\n", app->lcore_ids[w]);
 }
 
-int
-vfwd_ctl_plan(struct vfwd_app *app, const struct vfwd_options *o, bool verbose, char *err,
-	      size_t errlen)
+/* Plan the lcores for o and build, into s, workers with all they need:
+ * pipeline rings, GRO tables, tx holds, backlog rings. Touches nothing in
+ * place (the running plan's workers go on meanwhile). Returns 0, or
+ * -errno with err saying why and s empty. */
+static int
+stage_build(struct vfwd_app *app, const struct vfwd_options *o, struct stage *s, char *err,
+	    size_t errlen)
 {
 	struct vfwd_plan *plan = malloc(sizeof(*plan));
 	uint16_t nb;
 	int ret;
 
+	memset(s, 0, sizeof(*s));
 	if (plan == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -115,53 +182,95 @@ vfwd_ctl_plan(struct vfwd_app *app, const struct vfwd_options *o, bool verbose, 
 		snprintf(err, errlen, "cannot plan the lcores: %s", strerror(-ret));
 		goto out;
 	}
-	vfwd_ctl_rings_free(app);
+	s->workers = rte_zmalloc("vfwd_workers", app->max_workers * sizeof(s->workers[0]),
+				 RTE_CACHE_LINE_SIZE);
+	if (s->workers == NULL) {
+		snprintf(err, errlen, "cannot allocate the workers: out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* named by plan: the running plan's rings exist beside these */
+	app->plan_gen++;
 	for (uint16_t r = 0; r < o->pipe_rx; r++) {
 		for (uint16_t k = 0; k < o->pipe_work; k++) {
 			char name[RTE_RING_NAMESIZE];
 			struct rte_ring *ring;
 
-			snprintf(name, sizeof(name), "vfwd_pipe_%u_%u", r, k);
+			snprintf(name, sizeof(name), "vfwd_pipe%u_%u_%u", app->plan_gen, r, k);
 			ring = rte_ring_create(name, VFWD_PIPE_RING_SIZE,
 					       (int)rte_lcore_to_socket_id(app->lcore_ids[r]),
 					       RING_F_SP_ENQ | RING_F_SC_DEQ);
 			if (ring == NULL) {
 				snprintf(err, errlen, "cannot create pipeline rings: %s",
 					 rte_strerror(rte_errno));
-				vfwd_ctl_rings_free(app);
 				ret = -ENOMEM;
 				goto out;
 			}
-			app->pipe_rings[app->nb_pipe_rings++] = ring;
+			s->rings[s->nb_rings++] = ring;
 		}
 	}
 	for (uint16_t w = 0; w < nb; w++) {
-		struct vfwd_worker *wk = &app->workers[w];
-		struct vfwd_lcore_stats stats = wk->stats; /* the lcore's counts go on */
+		struct vfwd_worker *wk = &s->workers[w];
 
 		vfwd_worker_init(wk, app->lcore_ids[w], &plan->worker[w], app->port_state,
 				 &o->knobs);
-		wk->stats = stats;
 		if (wk->role == VFWD_ROLE_RX) {
 			wk->nb_rings = o->pipe_work;
 			for (uint16_t k = 0; k < o->pipe_work; k++)
-				wk->rings[k] = app->pipe_rings[w * o->pipe_work + k];
+				wk->rings[k] = s->rings[w * o->pipe_work + k];
 		} else if (wk->role == VFWD_ROLE_WORK) {
 			uint16_t k = w - o->pipe_rx;
 
 			wk->nb_rings = o->pipe_rx;
 			for (uint16_t r = 0; r < o->pipe_rx; r++)
-				wk->rings[r] = app->pipe_rings[r * o->pipe_work + k];
+				wk->rings[r] = s->rings[r * o->pipe_work + k];
 		}
 	}
-	pthread_mutex_lock(&app->lock);
-	app->nb_workers = nb;
-	pthread_mutex_unlock(&app->lock);
-	if (verbose)
-		print_plan(app, o);
+	s->nb_workers = nb;
+	for (uint16_t w = 0; w < nb; w++) {
+		struct vfwd_worker *wk = &s->workers[w];
+		int socket = (int)rte_lcore_to_socket_id(wk->lcore_id);
+
+		ret = vfwd_worker_offload_init(wk, app->pool, app->indirect_pool,
+					       o->knobs.gro.max_flows, socket);
+		if (ret == 0) {
+			ret = vfwd_worker_queues_init(wk, o->backlog, socket);
+			if (ret != 0)
+				vfwd_worker_offload_fini(wk);
+		}
+		if (ret != 0) {
+			snprintf(err, errlen, "cannot build the workers' GRO tables, tx holds or "
+				 "backlog rings: %s", strerror(-ret));
+			goto out;
+		}
+		s->nb_state = w + 1;
+	}
 out:
 	free(plan);
+	if (ret != 0)
+		stage_free(s);
 	return ret;
+}
+
+int
+vfwd_ctl_plan(struct vfwd_app *app, const struct vfwd_options *o, bool verbose, char *err,
+	      size_t errlen)
+{
+	struct stage s;
+	int ret;
+
+	if (app->running) {
+		snprintf(err, errlen, "the workers are running");
+		return -EBUSY;
+	}
+	ret = stage_build(app, o, &s, err, errlen);
+	if (ret != 0)
+		return ret;
+	stage_swap(app, &s);
+	stage_free(&s); /* the plan that was in place, if any */
+	if (verbose)
+		print_plan(app, o);
+	return 0;
 }
 
 int
@@ -242,72 +351,48 @@ publish_all(struct vfwd_app *app, const struct vfwd_knobs *knobs, char *err, siz
 	return ret;
 }
 
-static void
-worker_state_fini(struct vfwd_app *app)
-{
-	for (uint16_t w = 0; w < app->nb_offload_init; w++) {
-		vfwd_worker_offload_fini(&app->workers[w]);
-		vfwd_worker_queues_fini(&app->workers[w]);
-	}
-	app->nb_offload_init = 0;
-}
-
-/* GRO tables and the tx holds / backlog of every worker, sized by o. */
-int
-vfwd_ctl_worker_state_init(struct vfwd_app *app, const struct vfwd_options *o)
-{
-	uint16_t w;
-	int ret = 0;
-
-	for (w = 0; w < app->nb_workers; w++) {
-		struct vfwd_worker *wk = &app->workers[w];
-		int socket = (int)rte_lcore_to_socket_id(wk->lcore_id);
-
-		ret = vfwd_worker_offload_init(wk, app->pool, app->indirect_pool,
-					       o->knobs.gro.max_flows, socket);
-		if (ret != 0)
-			break;
-		ret = vfwd_worker_queues_init(wk, o->backlog, socket);
-		if (ret != 0) {
-			vfwd_worker_offload_fini(wk);
-			break;
-		}
-		app->nb_offload_init = w + 1;
-	}
-	if (ret != 0)
-		worker_state_fini(app);
-	return ret;
-}
-
-/* Knobs that size per-worker state (GRO flows, the backlog): rebuild it
- * with the workers stopped, then start them again if they ran. */
+/* Knobs that size per-worker state (GRO flows, the backlog) or the plan
+ * (pipeline): the new workers are built beside the running ones first;
+ * only then are the old ones stopped and replaced, and started again if
+ * they ran. Any failure leaves the plan that ran in place (running again
+ * if it ran), its rings and state never freed while it may use them. */
 static int
 rebuild_workers(struct vfwd_app *app, const struct vfwd_options *next, char *err, size_t errlen)
 {
 	bool was_running = app->running;
-	int ret;
+	struct stage s;
+	int ret, back;
 
-	vfwd_ctl_stop(app);
-	worker_state_fini(app);
-	ret = vfwd_ctl_plan(app, next, true, err, errlen);
-	if (ret != 0) {
-		vfwd_ctl_plan(app, &app->opt, false, err, 0); /* back to the plan that ran */
-		if (vfwd_ctl_worker_state_init(app, &app->opt) == 0 && was_running)
-			vfwd_ctl_start(app);
+	ret = stage_build(app, next, &s, err, errlen);
+	if (ret != 0)
+		return ret; /* nothing touched: the old plan runs on */
+	if (was_running)
+		vfwd_ctl_stop(app);
+	stage_swap(app, &s); /* s: the old plan, stopped and drained */
+	if (!was_running) {
+		stage_free(&s);
+		print_plan(app, next);
+		return 0;
+	}
+	ret = vfwd_ctl_start(app);
+	if (ret == 0) {
+		stage_free(&s);
+		print_plan(app, next);
+		return 0;
+	}
+	/* back to the plan that ran: all of it is still there */
+	stage_swap(app, &s);
+	stage_free(&s);
+	back = vfwd_ctl_start(app);
+	if (back == 0) {
+		snprintf(err, errlen, "cannot start the workers of the new plan: %s; the old one "
+			 "runs on", strerror(-ret));
 		return ret;
 	}
-	ret = vfwd_ctl_worker_state_init(app, next);
-	if (ret != 0) {
-		snprintf(err, errlen, "cannot rebuild the workers' state: %s", strerror(-ret));
-		/* the old sizes fitted before */
-		if (vfwd_ctl_plan(app, &app->opt, false, err, 0) != 0 ||
-		    vfwd_ctl_worker_state_init(app, &app->opt) != 0)
-			return ret; /* workers stay stopped: start says why */
-	} else {
-		publish_all(app, &next->knobs, err, errlen);
-	}
-	if (was_running)
-		vfwd_ctl_start(app);
+	snprintf(err, errlen, "cannot start the workers of the new plan (%s) nor those of the "
+		 "old one (%s): forwarding stopped", strerror(-ret), strerror(-back));
+	if (!app->opt.interactive)
+		app->quit = true; /* nobody is there to type start */
 	return ret;
 }
 
@@ -362,7 +447,7 @@ vfwd_ctl_set(struct vfwd_app *app, const char *knob, const char *val, char *err,
 		}
 		ret = rebuild_workers(app, &next, err, errlen);
 		if (ret != 0)
-			return ret; /* the old sizes are back in place */
+			return ret; /* the plan that ran is in place */
 		break;
 	case VFWD_APPLY_CONTROL:
 		app->next_report_tsc = 0;

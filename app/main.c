@@ -225,10 +225,8 @@ setup_workers(struct vfwd_app *app)
 			break;
 		app->lcore_ids[app->max_workers++] = lcore;
 	}
-	app->workers = rte_zmalloc("vfwd_workers", app->max_workers * sizeof(app->workers[0]),
-				   RTE_CACHE_LINE_SIZE);
 	app->base = calloc(app->max_workers, sizeof(app->base[0]));
-	if (app->workers == NULL || app->base == NULL ||
+	if (app->base == NULL ||
 	    vfwd_view_init(&app->report_view, app->max_workers) != 0 ||
 	    vfwd_view_init(&app->show_view, app->max_workers) != 0)
 		return -ENOMEM;
@@ -238,14 +236,8 @@ setup_workers(struct vfwd_app *app)
 	       !app->opt.knobs.gro.enabled ? "off"
 	       : app->opt.knobs.gro.mode == VFWD_GRO_HEAVY ? "heavy" : "light");
 	ret = vfwd_ctl_plan(app, &app->opt, true, err, sizeof(err));
-	if (ret != 0) {
-		fprintf(stderr, "dpdk-vfwd: error: %s\n", err);
-		return ret;
-	}
-	ret = vfwd_ctl_worker_state_init(app, &app->opt);
 	if (ret != 0)
-		fprintf(stderr, "dpdk-vfwd: error: GRO tables, tx holds or backlog rings: %s\n",
-			strerror(-ret));
+		fprintf(stderr, "dpdk-vfwd: error: %s\n", err);
 	return ret;
 }
 
@@ -271,14 +263,9 @@ cleanup(struct vfwd_app *app)
 		}
 	}
 	vfwd_default_ports_remove(app);
-	for (uint16_t w = 0; w < app->nb_offload_init; w++) {
-		vfwd_worker_offload_fini(&app->workers[w]);
-		vfwd_worker_queues_fini(&app->workers[w]);
-	}
-	vfwd_ctl_rings_free(app);
+	vfwd_ctl_workers_free(app);
 	rte_mempool_free(app->pool);
 	rte_mempool_free(app->indirect_pool);
-	rte_free(app->workers);
 	free(app->base);
 	vfwd_view_fini(&app->report_view);
 	vfwd_view_fini(&app->show_view);
