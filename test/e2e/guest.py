@@ -12,6 +12,9 @@ import subprocess
 MODULES = ["virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev",
            "virtio_pci", "failover", "net_failover", "virtio_net"]
 
+# 802.1Q in the guest (this machine's own kernel may have none)
+VLAN_MODULES = ["llc", "stp", "garp", "mrp", "8021q"]
+
 GUEST_IP = "192.0.2.2"
 HOST_IP = "192.0.2.1"
 # IPv6 (unique local): the guest's TSO frames are TCP/IPv6 (HOST_TSO6)
@@ -72,6 +75,94 @@ poweroff -f
 """
 
 
+# A guest with two NICs, each on its own vfwd pair: eth0 (the "near" end)
+# stays in the guest's first network namespace, eth1 (the "far" end) moves
+# to a second one, so the guest's own TCP and UDP cross vfwd both ways,
+# guest kernel to guest kernel, with VLAN sub-interfaces on each end:
+#   near eth0[.100] -> vhost0 -> vfwd -> tap0 -> bridge -> tap1 -> vfwd -> vhost1 -> far eth1[.100]
+# Prints GUEST-XFER name sha256 bytes centiseconds for each TCP transfer
+# and the udpcheck result for each UDP one.
+VLAN_INIT = """#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t devtmpfs dev /dev
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t tmpfs -o size=200m tmp /tmp
+for m in %(modules)s; do insmod /lib/modules/$m.ko || echo "GUEST-ERROR insmod $m"; done
+ip link set lo up
+unshare -n sh -c 'echo $$ > /tmp/far.pid; exec sleep 100000' &
+while [ ! -s /tmp/far.pid ]; do sleep 0.1; done
+F="nsenter -t $(cat /tmp/far.pid) -n"
+ip link set eth1 netns $(cat /tmp/far.pid) || echo "GUEST-ERROR netns"
+$F ip link set lo up
+for end in "eth0 1" "eth1 2"; do
+  set -- $end
+  P=""; [ $1 = eth1 ] && P="$F"
+  $P ip link add link $1 name $1.100 type vlan id 100 || echo "GUEST-ERROR vlan $1"
+  $P sh -c "echo 0 > /proc/sys/net/ipv6/conf/$1/accept_dad; echo 0 > /proc/sys/net/ipv6/conf/$1.100/accept_dad"
+  $P ip addr add 10.100.0.$2/24 dev $1.100
+  $P ip -6 addr add fd00:100::$2/64 dev $1.100
+  $P ip addr add 10.200.0.$2/24 dev $1
+  $P ip -6 addr add fd00:200::$2/64 dev $1
+  $P ip link set $1 up
+  $P ip link set $1.100 up
+done
+echo "GUEST-READY"
+dd if=/dev/urandom of=/tmp/a bs=1M count=%(mb)d 2>/dev/null
+echo "GUEST-SRC-SHA $(sha256sum /tmp/a | cut -d' ' -f1)"
+now() { cut -d' ' -f1 /proc/uptime | tr -d .; }
+# xfer NAME RECEIVER-PREFIX SENDER-PREFIX ADDRESS PORT
+xfer() {
+  rm -f /tmp/got /tmp/hold
+  # the listener's stdin must not end (at its EOF busybox nc half-closes,
+  # and the sender stops at once): a fifo held open by fd 9
+  mkfifo /tmp/hold
+  $2 nc -l -p $5 < /tmp/hold > /tmp/got &
+  L=$!
+  exec 9> /tmp/hold
+  sleep 0.5
+  t0=$(now)
+  for i in 1 2 3 4 5; do $3 nc -w 5 $4 $5 < /tmp/a && break; sleep 1; done
+  wait $L
+  exec 9>&-
+  echo "GUEST-XFER $1 $(sha256sum /tmp/got | cut -d' ' -f1) $(wc -c < /tmp/got) $(( $(now) - t0 ))"
+}
+# udp NAME RECEIVER-PREFIX SENDER-PREFIX ADDRESS PORT
+udp() {
+  $2 /bin/udpcheck recv $5 10 > /tmp/udp.out &
+  L=$!
+  while ! grep -q LISTENING /tmp/udp.out; do sleep 0.1; done
+  $3 /bin/udpcheck send $4 $5 %(udp)d || echo "GUEST-ERROR udp send $1"
+  wait $L
+  echo "GUEST-UDP $1 $(grep UDP-RESULT /tmp/udp.out)"
+}
+xfer v4-vlan-out "$F" "" 10.100.0.2 5001
+xfer v4-vlan-in "" "$F" 10.100.0.1 5002
+xfer v6-vlan-out "$F" "" fd00:100::2 5003
+xfer v6-vlan-in "" "$F" fd00:100::1 5004
+udp v4-vlan-out "$F" "" 10.100.0.2 5005
+udp v4-vlan-in "" "$F" 10.100.0.1 5006
+udp v6-out "$F" "" fd00:200::2 5007
+udp v6-in "" "$F" fd00:200::1 5008
+udp v4-out "$F" "" 10.200.0.2 5009
+for P in "" "$F"; do
+  echo "GUEST-SNMP $($P cat /proc/net/snmp | grep -E '^(Ip|Tcp|Udp):' | tr '\\n' ' ')"
+  echo "GUEST-SNMP6 $($P cat /proc/net/snmp6 | grep -E 'InCsumErrors|InHdrErrors|InTruncated' | tr '\\n' ' ')"
+done
+echo "GUEST-DONE"
+poweroff -f
+"""
+
+
+def build_udpcheck(workdir):
+    """The guest's UDP tool, static (no libc in the initramfs)."""
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                       "guest", "udpcheck.c")
+    out = os.path.join(workdir, "udpcheck")
+    subprocess.run(["cc", "-O2", "-static", "-Wall", "-o", out, src], check=True)
+    return out
+
+
 def have_guest_tools():
     return (shutil.which("qemu-system-x86_64") and shutil.which("busybox") and
             glob.glob("/boot/vmlinuz-*") and shutil.which("cpio"))
@@ -82,16 +173,19 @@ def kernel():
     return vmlinuz, vmlinuz.split("vmlinuz-", 1)[1]
 
 
-def build_initramfs(workdir, mb, init=None, v6=False):
+def build_initramfs(workdir, mb, init=None, v6=False, modules=(), binaries=(), udp=0):
     """Returns the path of a gzip'd cpio with busybox, the virtio_net
-    modules of the installed kernel and an init that runs the transfers
-    (or the given init text), over IPv4 or (v6) IPv6."""
+    modules of the installed kernel (and the extra modules, in load order),
+    the extra binaries in /bin and an init that runs the transfers (or the
+    given init text), over IPv4 or (v6) IPv6."""
     _, version = kernel()
     root = os.path.join(workdir, "initramfs")
     for d in ("bin", "proc", "sys", "tmp", "dev", "lib/modules"):
         os.makedirs(os.path.join(root, d), exist_ok=True)
     shutil.copy(shutil.which("busybox"), os.path.join(root, "bin", "busybox"))
-    for m in MODULES:
+    for b in binaries:
+        shutil.copy(b, os.path.join(root, "bin", os.path.basename(b)))
+    for m in MODULES + list(modules):
         found = glob.glob("/lib/modules/%s/kernel/**/%s.ko*" % (version, m), recursive=True)
         if not found:
             raise RuntimeError("module %s not found for kernel %s" % (m, version))
@@ -106,9 +200,9 @@ def build_initramfs(workdir, mb, init=None, v6=False):
         addr = ("echo 0 > /proc/sys/net/ipv6/conf/eth0/accept_dad\n"
                 "ip -6 addr add %s/64 dev eth0" % GUEST_IP6) if v6 else \
             "ip addr add %s/24 dev eth0" % GUEST_IP
-        f.write((init or INIT) % {"modules": " ".join(MODULES), "guest": GUEST_IP,
-                                  "host": HOST_IP6 if v6 else HOST_IP, "mb": mb,
-                                  "addr": addr})
+        f.write((init or INIT) % {"modules": " ".join(MODULES + list(modules)),
+                                  "guest": GUEST_IP, "host": HOST_IP6 if v6 else HOST_IP,
+                                  "mb": mb, "addr": addr, "udp": udp})
     os.chmod(os.path.join(root, "init"), 0o755)
     out = os.path.join(workdir, "initramfs.cpio.gz")
     subprocess.run("cd %s && find . | cpio -o -H newc --quiet | gzip -1 > %s" % (root, out),
@@ -116,8 +210,16 @@ def build_initramfs(workdir, mb, init=None, v6=False):
     return out
 
 
-def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False):
+def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=()):
+    """QEMU on vhost-user socket sock (eth0 in the guest), and one more NIC
+    (eth1, ...) on each of more_socks."""
     vmlinuz, _ = kernel()
+    nics = []
+    for i, path in enumerate(more_socks, 1):
+        nics += ["-chardev", "socket,id=chr%d,path=%s" % (i, path),
+                 "-netdev", "vhost-user,id=net%d,chardev=chr%d" % (i, i),
+                 "-device", "virtio-net-pci,netdev=net%d,vectors=0,romfile=,mac=52:54:00:12:34:%02x"
+                 % (i, 0x56 + i)]
     return ["taskset", "-c", str(cpu), "qemu-system-x86_64", "-accel", "tcg", "-m", str(mem_mb),
             "-object", "memory-backend-file,id=mem0,size=%dM,mem-path=/dev/hugepages,share=on"
             % mem_mb,
@@ -128,6 +230,7 @@ def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False):
             # vectors=0: QEMU 7.2 under TCG crashes setting up MSI-X for
             # vhost-user; romfile=: no iPXE, we boot a kernel directly
             "-device", "virtio-net-pci,netdev=net0,vectors=0,romfile=,mac=52:54:00:12:34:56",
+            ] + nics + [
             "-kernel", vmlinuz, "-initrd", initrd,
             "-append", "console=ttyS0 panic=-1 quiet",
             "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio"]
