@@ -328,12 +328,12 @@ json_port(const struct vfwd_app *app, uint16_t port, bool first)
 
 	port_snapshot(port, &ps);
 	printf("%s{\"port\":%u,\"name\":\"%s\",\"role\":\"%s\",\"link_up\":%u,"
-	       "\"guest_gso\":%u,\"tx_tso\":%u,\"tx_l4_cksum\":%u,"
+	       "\"guest_gso\":%u,\"tx_tso\":%u,\"tx_l4_cksum\":%u,\"tx_multi_seg\":%u,"
 	       "\"ipackets\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"ibytes\":%" PRIu64
 	       ",\"obytes\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64
 	       ",\"oerrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}",
 	       first ? "" : ",", port, ps.name, st->is_vhost ? "vm" : "wire", st->link_up,
-	       st->guest_gso, st->tx_tso, st->tx_l4_cksum, s->ipackets, s->opackets, s->ibytes,
+	       st->guest_gso, st->tx_tso, st->tx_l4_cksum, st->tx_multi_seg, s->ipackets, s->opackets, s->ibytes,
 	       s->obytes, s->imissed, s->ierrors, s->oerrors, s->rx_nombuf);
 }
 

@@ -13,6 +13,7 @@ PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build pkg-config gcc python3 ipr
 	librte-net-memif23 librte-net-tap23 librte-net-null23 librte-net-af-packet23
 	librte-net-pcap23
 	qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils tcpdump clang
+	libc6-dev ethtool
 	gnuplot-nox openvswitch-switch-dpdk"
 HUGEPAGES=${VFWD_HUGEPAGES:-1024}   # 2 MB pages: 2 GB
 

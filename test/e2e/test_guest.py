@@ -38,10 +38,12 @@ def nstat(ns):
     return data.get("kernel", data)
 
 
-def transfer(gro, forwarder="vfwd", v6=False):
+def transfer(gro, forwarder="vfwd", v6=False, wire="tap"):
+    """wire: "tap" (net_tap) or "pcap" (net_pcap on one end of a veth pair,
+    the host's TCP on the other: a PMD without MULTI_SEGS)."""
     check(guest.have_guest_tools(), "qemu-system-x86_64, busybox, cpio or a kernel missing "
           "(usertools/setup.sh installs them)")
-    tag = ("gro" if gro else "nogro") + ("6" if v6 else "")
+    tag = ("gro" if gro else "nogro") + ("6" if v6 else "") + ("pcap" if wire == "pcap" else "")
     host_ip = guest.HOST_IP6 if v6 else guest.HOST_IP
     with Env("guest-" + tag) as env:
         ns = "vfwdt-g%s-%d" % (tag, os.getpid())
@@ -50,6 +52,18 @@ def transfer(gro, forwarder="vfwd", v6=False):
         sock = env.path("vh.sock")
         initrd = guest.build_initramfs(env.dir, MB, v6=v6)
         vdevs = ["net_vhost0,iface=%s,tso=1" % sock, "net_tap0,iface=%s" % tap]
+        ip = ["ip", "-n", ns]
+        if wire == "pcap":
+            # the host's end (tap) is a veth: no offloads, so what libpcap
+            # hands vfwd is whole, checksummed MTU-sized frames
+            subprocess.run(ip + ["link", "add", tap + "p", "type", "veth", "peer", "name", tap],
+                           check=True)
+            subprocess.run(ip + ["link", "set", tap + "p", "up"], check=True)
+            for dev in (tap, tap + "p"):
+                subprocess.run(["ip", "netns", "exec", ns, "ethtool", "-K", dev, "tx", "off",
+                                "tso", "off", "gso", "off", "gro", "off"],
+                               check=True, capture_output=True)
+            vdevs[1] = "net_pcap0,iface=%s" % (tap + "p")
         if forwarder == "testpmd":
             vf = env.testpmd(vdevs, ["--forward-mode=io", "--nb-cores=1", "--stats-period", "1"],
                              lcores="0@0,1@1", name="fwd-testpmd", netns=ns)
@@ -58,7 +72,6 @@ def transfer(gro, forwarder="vfwd", v6=False):
             args = ["--stats-format", "json", "--stats-period", "1"] + (["--gro"] if gro else [])
             vf = env.vfwd(vdevs, args, netns=ns)
             vf.wait_output("forwarding", 30)
-        ip = ["ip", "-n", ns]
         if v6:
             subprocess.run(ip + ["-6", "addr", "add", host_ip + "/64", "dev", tap, "nodad"],
                            check=True)
@@ -105,6 +118,9 @@ def transfer(gro, forwarder="vfwd", v6=False):
         for name, d in (("vm_to_wire", v2w), ("wire_to_vm", w2v)):
             check(d["out_expected"] == d["tx_pkts"] + d["drops"], "%s accounting: %s" % (name, d))
         check(v2w["gso_frames"] > 0, "the guest sent no TSO frames")
+        wire_port = [p for p in reports[-1]["ports"] if p["role"] == "wire"][0]
+        check(wire_port["tx_multi_seg"] == (wire != "pcap"),
+              "wire port %s: tx_multi_seg %s" % (wire_port["name"], wire_port["tx_multi_seg"]))
         check(v2w["drop_bad_gso"] == 0 and v2w["drop_bad_csum"] == 0, "bad guest frames: %s" % v2w)
         if not gro:
             check(w2v["gro_in"] == 0, "GRO ran while off")
@@ -207,6 +223,9 @@ def guest_to_guest(gro):
             check(other == 0 and d["drop_tx_full"] <= d["rx_pkts"] // 100,
                   "%s drops: %s" % (name, d))
         check(v2w["gso_frames"] > 0, "the guest sent no TSO frames")
+        wire_port = [p for p in reports[-1]["ports"] if p["role"] == "wire"][0]
+        check(wire_port["tx_multi_seg"] == (wire != "pcap"),
+              "wire port %s: tx_multi_seg %s" % (wire_port["name"], wire_port["tx_multi_seg"]))
         if not gro:
             check(w2v["gro_in"] == 0, "GRO ran while off")
         print("     GRO %s: %s; %d TSO frames cut into %d segments; %d UDP datagrams x %d, "
@@ -224,6 +243,12 @@ def test_guest_vlan_ipv6_udp_guest_to_guest_with_gro():
 
 def test_guest_tcp_ipv6_without_gro():
     transfer(False, v6=True)
+
+def test_guest_tcp_ipv6_through_pcap_without_multi_segs():
+    """net_pcap has no MULTI_SEGS: every frame vfwd hands it is one
+    segment, the guest's TSO frames cut with their payload copied."""
+    transfer(True, v6=True, wire="pcap")
+
 
 def test_guest_tcp_ipv6_with_gro():
     """TCP over IPv6 both ways: the guest's TCP/IPv6 TSO frames (HOST_TSO6,
