@@ -203,6 +203,9 @@ setup_ports(struct vfwd_app *app)
 			return ret;
 		}
 		app->port_started[port] = true;
+		if (app->port_state[port].withheld_features & (1ULL << VFWD_VIRTIO_NET_F_HOST_UFO))
+			printf("note: port %u (%s): HOST_UFO not offered to the guest (vfwd does not "
+			       "fragment UDP)\n", port, port_name(port));
 	}
 	umask(mask);
 	return 0;

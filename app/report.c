@@ -328,12 +328,14 @@ json_port(const struct vfwd_app *app, uint16_t port, bool first)
 
 	port_snapshot(port, &ps);
 	printf("%s{\"port\":%u,\"name\":\"%s\",\"role\":\"%s\",\"link_up\":%u,"
-	       "\"guest_gso\":%u,\"tx_tso\":%u,\"tx_l4_cksum\":%u,\"tx_multi_seg\":%u,"
+	       "\"guest_gso\":%u,\"guest_ufo\":%u,\"tx_tso\":%u,\"tx_l4_cksum\":%u,"
+	       "\"tx_multi_seg\":%u,"
 	       "\"ipackets\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"ibytes\":%" PRIu64
 	       ",\"obytes\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64
 	       ",\"oerrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}",
 	       first ? "" : ",", port, ps.name, st->is_vhost ? "vm" : "wire", st->link_up,
-	       st->guest_gso, st->tx_tso, st->tx_l4_cksum, st->tx_multi_seg, s->ipackets, s->opackets, s->ibytes,
+	       st->guest_gso, st->guest_ufo, st->tx_tso, st->tx_l4_cksum, st->tx_multi_seg,
+	       s->ipackets, s->opackets, s->ibytes,
 	       s->obytes, s->imissed, s->ierrors, s->oerrors, s->rx_nombuf);
 }
 
@@ -534,9 +536,14 @@ vfwd_show_port_info(struct vfwd_app *app, int want, bool json)
 		       link.link_speed, mtu, macs);
 		printf("  queues rx %u tx %u\n", info.nb_rx_queues, info.nb_tx_queues);
 		printf("  tx offloads: %s\n", offl);
-		if (st->is_vhost)
+		if (st->is_vhost) {
 			printf("  guest takes GSO frames (GUEST_TSO4+GUEST_CSUM): %s\n",
 			       st->guest_gso ? "yes" : "no");
+			printf("  not offered to the guest: %s%s\n",
+			       st->withheld_features & (1ULL << VFWD_VIRTIO_NET_F_HOST_UFO) ? "HOST_UFO" : "nothing",
+			       st->guest_ufo ? " (but it negotiated HOST_UFO before vfwd could "
+					       "withdraw it)" : "");
+		}
 	}
 	if (json)
 		printf("]}\n");

@@ -26,6 +26,11 @@ struct rte_mbuf;
 #define VFWD_MAX_PORTS 32
 #define VFWD_MAX_PAIRS 16
 #define VFWD_MAX_QUEUES 16
+/* virtio-net features withheld from every guest: HOST_UFO would let
+ * it send UDP frames of up to 64 KB for the host to fragment, which vfwd
+ * does not do (and Linux guests have not sent since 4.14) */
+#define VFWD_VIRTIO_NET_F_HOST_UFO 14
+#define VFWD_VHOST_WITHHELD (1ULL << VFWD_VIRTIO_NET_F_HOST_UFO)
 #define VFWD_MAX_WORKERS 64
 /* Each (pair, queue) gives one stream per direction. */
 #define VFWD_MAX_STREAMS (VFWD_MAX_PAIRS * VFWD_MAX_QUEUES * 2)
@@ -248,6 +253,9 @@ struct vfwd_port_state {
 	/* the guest negotiated GUEST_TSO4 and GUEST_CSUM: it takes GSO
 	 * frames (looked up once per connection, on the vhost thread) */
 	volatile uint8_t guest_gso;
+	/* the guest negotiated HOST_UFO although vfwd withdrew it (it
+	 * connected before the withdrawal): its UFO frames are dropped */
+	volatile uint8_t guest_ufo;
 	/* bumped by the vhost thread at each (re)connection: the queues'
 	 * interrupt fds are new, a sleeping worker registers them again */
 	volatile uint32_t conn_gen;
@@ -258,6 +266,9 @@ struct vfwd_port_state {
 	bool tx_ip_cksum;  /* IPV4_CKSUM offload enabled */
 	bool tx_l4_cksum;  /* TCP_CKSUM and UDP_CKSUM offloads enabled */
 	bool tx_multi_seg; /* MULTI_SEGS enabled: takes chained mbufs */
+	/* vhost: virtio-net features vfwd does not offer the guest, because
+	 * no wire port can carry what they let it send (VFWD_VHOST_WITHHELD) */
+	uint64_t withheld_features;
 	uint16_t max_frame; /* MTU + Ethernet header */
 } __rte_cache_aligned;
 

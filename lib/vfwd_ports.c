@@ -4,7 +4,11 @@
  * Runs on the main lcore, and the event callbacks on the vhost thread.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
+
+#include <rte_devargs.h>
+#include <rte_kvargs.h>
 
 #include <rte_eth_vhost.h>
 #include <rte_ethdev.h>
@@ -29,6 +33,44 @@ vfwd_port_is_vhost(uint16_t port)
 /* virtio-net feature bits (virtio spec 5.1.3) */
 #define VIRTIO_NET_F_GUEST_CSUM 1
 #define VIRTIO_NET_F_GUEST_TSO4 7
+
+/* The vhost-user socket path of a vhost port (its iface devarg). */
+static int
+vhost_iface_of(uint16_t port, char *path, size_t len)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	struct rte_kvargs *kv;
+	const char *v;
+
+	if (rte_eth_dev_info_get(port, &info) != 0 || info.device == NULL)
+		return -ENODEV;
+	da = rte_dev_devargs(info.device);
+	if (da == NULL || da->args == NULL)
+		return -ENOENT;
+	kv = rte_kvargs_parse(da->args, NULL);
+	if (kv == NULL)
+		return -EINVAL;
+	v = rte_kvargs_get(kv, "iface");
+	if (v == NULL || strlen(v) >= len) {
+		rte_kvargs_free(kv);
+		return -ENOENT;
+	}
+	strcpy(path, v);
+	rte_kvargs_free(kv);
+	return 0;
+}
+
+/* Whether the guest negotiated a feature. */
+static bool
+guest_has(uint16_t port, unsigned int bit)
+{
+	int vid = rte_eth_vhost_get_vid_from_port_id(port);
+	uint64_t features;
+
+	return vid >= 0 && rte_vhost_get_negotiated_features(vid, &features) == 0 &&
+	       (features & (1ULL << bit));
+}
 
 /* Whether the guest on a vhost port takes GSO frames with partial
  * checksums: the vhost library fills the virtio-net header from the mbuf
@@ -59,8 +101,10 @@ on_link_change(uint16_t port, enum rte_eth_event_type type __rte_unused, void *a
 		for (unsigned int q = 0; q < VFWD_MAX_QUEUES; q++)
 			st->txq_enabled[q] = 0;
 		st->guest_gso = 0;
+		st->guest_ufo = 0;
 	} else {
 		st->guest_gso = guest_takes_gso(port);
+		st->guest_ufo = guest_has(port, VFWD_VIRTIO_NET_F_HOST_UFO);
 		st->conn_gen++; /* new vrings, new interrupt eventfds */
 	}
 	st->link_up = link.link_status;
@@ -179,6 +223,16 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	ret = rte_eth_dev_configure(port, conf->nb_rxq, conf->nb_txq, &dev_conf);
 	if (ret != 0)
 		goto fail_events; /* ethdev undid what it had configured */
+	/* net_vhost registered the socket in configure; the guest reads the
+	 * features when it connects, so this comes before it can in server
+	 * mode (a client-mode port may already be connected: guest_ufo) */
+	if (st->is_vhost) {
+		char path[PATH_MAX];
+
+		if (vhost_iface_of(port, path, sizeof(path)) == 0 &&
+		    rte_vhost_driver_disable_features(path, VFWD_VHOST_WITHHELD) == 0)
+			st->withheld_features = VFWD_VHOST_WITHHELD;
+	}
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
 	if (ret != 0)
 		goto fail_close;

@@ -113,6 +113,9 @@ def transfer(gro, forwarder="vfwd", v6=False, wire="tap"):
         reports = vf.json_lines()
         vm_port = [p for r in reports for p in r["ports"] if p["role"] == "vm"]
         check(any(p["guest_gso"] for p in vm_port), "guest never negotiated GUEST_TSO4+CSUM")
+        # vfwd cannot carry UFO frames anywhere: not offered, so never negotiated
+        check("HOST_UFO not offered" in vf.out() and not any(p["guest_ufo"] for p in vm_port),
+              "the guest negotiated HOST_UFO")
         final = reports[-1]
         v2w, w2v = final["total"]["dirs"]["vm_to_wire"], final["total"]["dirs"]["wire_to_vm"]
         for name, d in (("vm_to_wire", v2w), ("wire_to_vm", w2v)):
