@@ -22,10 +22,19 @@ def test_udp_both_directions():
     with Env("gen-udp") as env:
         rep, final = gen_through_vfwd(env, [], ["--dir", "both", "--flows", "16", "--size",
                                                 "1518", "--rate", "100k", "--duration", "1"])
-        check(rep["ok"], "report says not ok: %s" % rep)
         for d in ("vm_to_wire", "wire_to_vm"):
-            x = clean(rep, d)
+            x = rep["dirs"][d]
             v = dir_stats(final, d)
+            # 100 kpps each way with the generator's four tasks on one CPU
+            # beside vfwd: its receiver can fall behind and vfwd then finds
+            # the VM's ring full. Such a loss must be exactly what vfwd
+            # counted as tx_full, and small; nothing else may go wrong.
+            check(x["reordered"] == 0 and x["duplicates"] == 0 and x["corrupted"] == 0 and
+                  x["other"] == 0 and x["received"] + x["lost"] == x["sent"] > 0,
+                  "%s not clean: %s" % (d, x))
+            check(x["lost"] == v["drops"] == v["drop_tx_full"] and x["lost"] <= x["sent"] // 200,
+                  "%s: %d lost, vfwd dropped %d (%d tx_full)" %
+                  (d, x["lost"], v["drops"], v["drop_tx_full"]))
             check(v["rx_pkts"] == x["sent_frames"] and v["tx_pkts"] == x["frames"],
                   "%s: vfwd rx %d tx %d, generator sent %d got %d" %
                   (d, v["rx_pkts"], v["tx_pkts"], x["sent_frames"], x["frames"]))
@@ -36,6 +45,8 @@ def test_udp_both_directions():
             check(lat["count"] == x["received"] and
                   0 < lat["min"] <= lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p999"] <= lat["max"],
                   "%s: latency %s" % (d, lat))
+        lost = sum(rep["dirs"][d]["lost"] for d in ("vm_to_wire", "wire_to_vm"))
+        check(rep["ok"] == (lost == 0), "report ok %s with %d lost" % (rep["ok"], lost))
 
 
 def test_tcp_gro_toward_vm_checks_merged_frames():
