@@ -8,8 +8,9 @@
  *   vfwd-testpeer [EAL] -- [--tx-port P] [--rx-port P] [--count N]
  *                 [--size BYTES] [--duration S] [--idle-ms MS] [--timeout S]
  *                 [--rate PPS] [--seq-base N] [--any-size] [--dump FILE] [--paused]
- *                 [--linger] [--tcp [--flows F] [--mss M] [--tso N]]
+ *                 [--linger] [--tcp [--flows F] [--mss M] [--tso N] [--tcp-ts]]
  *                 [--lro] [--verify-csum] [--bad-hdr] [--queues N]
+ *                 [--vlan ID] [--ipv6]
  *
  * UDP frames (the default): 02:00:00:00:00:01 -> 02:00:00:00:00:02, IPv4
  * 198.18.0.1 -> 198.18.0.2 (TTL 64, id 0, no flags, a valid header
@@ -23,10 +24,26 @@
  * --any-size any length the IPv4 and UDP lengths agree with. A frame that
  * fails any of these is rx_bad (rx_bad_why says where it failed first), so
  * one flipped byte anywhere in a frame counts. A frame that carries
- * neither the magic nor the IPv4 addresses and protocol of ours is not
+ * neither the magic nor the IP addresses and protocol of ours is not
  * ours (rx_other: a kernel's IPv6 chatter on a tap, net_null's frames); a
  * frame with either is ours, good or bad. Frames of another peer (another
  * --seq-base) are ours too: peers on both sides check each other.
+ *
+ * The shape of every frame, sent and expected (dpdk-vfwd-gen's shapes):
+ * --vlan ID (1..4094) puts one 802.1Q tag with that ID (priority 0) after
+ * the Ethernet addresses, and a frame received must carry exactly that
+ * tag (a wrong tag: ours but rx_bad "eth"; a frame without one has its
+ * marks elsewhere: rx_other). --ipv6 sends IPv6 instead of IPv4 (UDP and
+ * TCP): 2001:2::12:1 -> 2001:2::12:2 (the 2001:2::/48 benchmark range,
+ * RFC 5180), traffic class and flow label 0, hop limit 64, no extension
+ * headers, the UDP and TCP checksums over the IPv6 pseudo header; the
+ * receiver checks those fields as it does IPv4's (no header checksum).
+ * --size is the whole frame (tag and headers included): at least the
+ * headers and 12 bytes (54 untagged IPv4, 58 tagged, 74 IPv6, 78 tagged
+ * IPv6; without --size the default 64 rises to that). The MTU counts from
+ * the IP header, so a tag is not in it: where a frame's L3 size (the
+ * frame less its Ethernet header and tag) is over 1500 the ports' MTU is
+ * raised to it.
  *
  * --rate paces the sending (frames per second, 0: as fast as the port
  * takes them); a paced peer sleeps 50 us whenever it found nothing to
@@ -64,14 +81,21 @@
  * for the other side's data path, so tests stop the forwarder before its
  * memif peer.
  *
- * --tcp sends F interleaved TCP/IPv4 streams of M-byte ACK-only segments
- * (--count counts segments) instead of UDP frames, or with --tso N frames
- * of N segments each for the port's TSO offload (tso_segsz = M). The
- * receiver checks every payload byte against its stream position and
- * follows each stream (gaps, duplicates, whether it arrived whole), with
- * --verify-csum the IPv4 and TCP checksums too. --lro enables the rx
- * offloads through which a virtio-user port takes GSO frames (GUEST_TSO4,
- * GUEST_CSUM).
+ * --tcp sends F interleaved TCP streams (IPv4, or IPv6 with --ipv6) of
+ * M-byte ACK-only segments (--count counts segments) instead of UDP
+ * frames, or with --tso N frames of N segments each for the port's TSO
+ * offload (tso_segsz = M; RTE_MBUF_F_TX_IPV4 or _IPV6, l2_len, l3_len and
+ * l4_len from the shape, the TCP checksum over the pseudo header only).
+ * --tcp-ts gives every segment a 32-byte TCP header: NOP, NOP and the
+ * timestamp option, TSval 1000 + flow and TSecr 1 (fixed per flow, so GRO
+ * may merge them; a merged frame keeps them). The receiver checks the
+ * headers (the tag, IP version and length, the TCP header length, with
+ * --tcp-ts the option's 12 bytes: rx_bad if any differs) and every
+ * payload byte against its stream position, and follows each stream
+ * (gaps, duplicates, whether it arrived whole), with --verify-csum the
+ * IPv4 header checksum and the TCP checksum (either IP version) too.
+ * --lro enables the rx offloads through which a virtio-user port takes
+ * GSO frames (GUEST_TSO4/6, GUEST_CSUM).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -92,15 +116,15 @@
 
 #define BURST 32
 #define MAGIC 0x56465744u /* "VFWD" */
-#define HDR_LEN (sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) + \
-		 sizeof(struct rte_udp_hdr))
-#define MIN_SIZE (HDR_LEN + 12)
+#define PL_MIN 12 /* the UDP payload's magic and sequence number */
 #define NO_PORT UINT16_MAX
 #define EXIT_TIMEOUT 4
 #define NAP_US 50 /* --rate: the nap when there was nothing to do */
 #define IP_SRC 0xc6120001u /* 198.18.0.1, benchmark range */
 #define IP_DST 0xc6120002u
 #define UDP_PORT 9
+#define TCP_TS_LEN 12   /* NOP, NOP, timestamps: a 32-byte TCP header */
+#define TCP_TSVAL 1000u /* + flow: fixed per flow */
 
 /* where a frame of ours failed first (rx_bad_why) */
 enum bad_why { BAD_ETH, BAD_IP, BAD_IP_CSUM, BAD_LEN, BAD_UDP, BAD_SEQ, BAD_PAYLOAD,
@@ -120,7 +144,13 @@ struct peer {
 	unsigned int idle_ms;
 	bool linger, any_size, paused;
 	uint64_t seq_base;
+	bool size_set;
 	FILE *dump;
+
+	/* the shape: --vlan, --ipv6, --tcp-ts */
+	uint16_t vlan;   /* 802.1Q VLAN ID 1..4094; 0: untagged */
+	bool ipv6, tcp_ts;
+	uint32_t l2_len, l3_len, th_len; /* Ethernet (+ tag), IP, TCP header */
 	struct rte_mempool *pool;
 
 	/* --tcp */
@@ -177,39 +207,160 @@ pattern(uint64_t seq, unsigned int i)
 	return (uint8_t)(seq * 7 + i);
 }
 
+/* --ipv6: 2001:2::12:1 (host 1) -> 2001:2::12:2 (host 2) */
+static void
+ip6_addr(uint8_t addr[16], uint8_t host)
+{
+	memset(addr, 0, 16);
+	addr[0] = 0x20, addr[1] = 0x01, addr[3] = 0x02;
+	addr[13] = 0x12;
+	addr[15] = host;
+}
+
+static uint32_t
+udp_hdrs(const struct peer *p)
+{
+	return p->l2_len + p->l3_len + sizeof(struct rte_udp_hdr);
+}
+
+static uint32_t
+tcp_hdrs(const struct peer *p)
+{
+	return p->l2_len + p->l3_len + p->th_len;
+}
+
+/* Ethernet (02:00:00:00:00:01 -> 02:00:00:00:00:dst_host) with --vlan's
+ * tag, then IPv4 (frag: its flags) or IPv6 carrying l4_len bytes of proto;
+ * returns where the L4 header goes. */
+static uint8_t *
+build_l2_l3(const struct peer *p, uint8_t *f, uint8_t dst_host, uint8_t proto, uint16_t l4_len,
+	    uint16_t frag)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
+	uint8_t *l3 = f + p->l2_len;
+	uint16_t type = rte_cpu_to_be_16(p->ipv6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
+
+	memset(f, 0, p->l2_len + p->l3_len);
+	eth->dst_addr.addr_bytes[0] = 0x02;
+	eth->dst_addr.addr_bytes[5] = dst_host;
+	eth->src_addr.addr_bytes[0] = 0x02;
+	eth->src_addr.addr_bytes[5] = 0x01;
+	if (p->vlan) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eth + 1);
+
+		eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(p->vlan); /* priority 0 */
+		vh->eth_proto = type;
+	} else {
+		eth->ether_type = type;
+	}
+	if (p->ipv6) {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)l3;
+
+		ip6->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ip6->payload_len = rte_cpu_to_be_16(l4_len);
+		ip6->proto = proto;
+		ip6->hop_limits = 64;
+		ip6_addr(ip6->src_addr, 1);
+		ip6_addr(ip6->dst_addr, 2);
+	} else {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+
+		ip->version_ihl = RTE_IPV4_VHL_DEF;
+		ip->time_to_live = 64;
+		ip->next_proto_id = proto;
+		ip->fragment_offset = rte_cpu_to_be_16(frag);
+		ip->total_length = rte_cpu_to_be_16(sizeof(*ip) + l4_len);
+		ip->src_addr = rte_cpu_to_be_32(IP_SRC);
+		ip->dst_addr = rte_cpu_to_be_32(IP_DST);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
+	return l3 + p->l3_len;
+}
+
+/* the L4 checksum over either IP version's pseudo header */
+static uint16_t
+l4_cksum(const struct peer *p, const uint8_t *l3, const void *l4)
+{
+	return p->ipv6 ? rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)l3, l4)
+		       : rte_ipv4_udptcp_cksum((const struct rte_ipv4_hdr *)l3, l4);
+}
+
+static bool
+l4_cksum_ok(const struct peer *p, const uint8_t *l3, const void *l4)
+{
+	return (p->ipv6 ? rte_ipv6_udptcp_cksum_verify((const struct rte_ipv6_hdr *)l3, l4)
+			: rte_ipv4_udptcp_cksum_verify((const struct rte_ipv4_hdr *)l3, l4)) == 0;
+}
+
+/* The IP protocol where the shape has it, or -1 where the Ethernet type
+ * before it (after --vlan's tag) is not the shape's IP version's. The
+ * frame is at least l2_len + l3_len long. */
+static int
+l3_proto(const struct peer *p, const uint8_t *f)
+{
+	const uint8_t *l3 = f + p->l2_len;
+	uint16_t type;
+
+	memcpy(&type, l3 - 2, 2);
+	if (p->ipv6)
+		return type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)
+			       ? ((const struct rte_ipv6_hdr *)l3)->proto : -1;
+	return type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)
+		       ? ((const struct rte_ipv4_hdr *)l3)->next_proto_id : -1;
+}
+
+/* our source and destination addresses */
+static bool
+ip_addrs_ours(const struct peer *p, const uint8_t *l3)
+{
+	if (p->ipv6) {
+		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)l3;
+		uint8_t src[16], dst[16];
+
+		ip6_addr(src, 1);
+		ip6_addr(dst, 2);
+		return memcmp(ip6->src_addr, src, 16) == 0 && memcmp(ip6->dst_addr, dst, 16) == 0;
+	}
+	return ((const struct rte_ipv4_hdr *)l3)->src_addr == rte_cpu_to_be_32(IP_SRC) &&
+	       ((const struct rte_ipv4_hdr *)l3)->dst_addr == rte_cpu_to_be_32(IP_DST);
+}
+
+/* the Ethernet types as sent: --vlan's whole tag (priority 0 as sent: no
+ * checksum covers it), or none, then the IP version's */
+static bool
+eth_types_ok(const struct peer *p, const uint8_t *f)
+{
+	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)f;
+	const struct rte_vlan_hdr *vh = (const struct rte_vlan_hdr *)(eth + 1);
+
+	if (p->vlan && (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN) ||
+			vh->vlan_tci != rte_cpu_to_be_16(p->vlan)))
+		return false;
+	return l3_proto(p, f) >= 0;
+}
+
 static void
 build(struct peer *p, struct rte_mbuf *m, uint64_t seq)
 {
-	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
-	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint16_t l4_len = p->size - p->l2_len - p->l3_len;
+	struct rte_udp_hdr *udp =
+		(struct rte_udp_hdr *)build_l2_l3(p, f, 0x02, IPPROTO_UDP, l4_len, 0);
 	uint8_t *pl = (uint8_t *)(udp + 1);
 	uint32_t magic = MAGIC;
-	unsigned int pl_len = p->size - HDR_LEN;
+	unsigned int pl_len = p->size - udp_hdrs(p);
 
-	memset(eth, 0, sizeof(*eth));
-	eth->dst_addr.addr_bytes[0] = 0x02;
-	eth->dst_addr.addr_bytes[5] = 0x02;
-	eth->src_addr.addr_bytes[0] = 0x02;
-	eth->src_addr.addr_bytes[5] = 0x01;
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	memset(ip, 0, sizeof(*ip));
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_UDP;
-	ip->total_length = rte_cpu_to_be_16(p->size - sizeof(*eth));
-	ip->src_addr = rte_cpu_to_be_32(IP_SRC);
-	ip->dst_addr = rte_cpu_to_be_32(IP_DST);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	udp->src_port = rte_cpu_to_be_16(UDP_PORT);
 	udp->dst_port = rte_cpu_to_be_16(UDP_PORT);
-	udp->dgram_len = rte_cpu_to_be_16(p->size - sizeof(*eth) - sizeof(*ip));
+	udp->dgram_len = rte_cpu_to_be_16(l4_len);
 	udp->dgram_cksum = 0;
 	memcpy(pl, &magic, 4);
 	memcpy(pl + 4, &seq, 8);
 	for (unsigned int i = 12; i < pl_len; i++)
 		pl[i] = pattern(seq, i);
-	udp->dgram_cksum = rte_ipv4_udptcp_cksum(ip, udp); /* never 0 for UDP */
+	/* never 0 for UDP (either IP version) */
+	udp->dgram_cksum = l4_cksum(p, f + p->l2_len, udp);
 	m->data_len = m->pkt_len = p->size;
 }
 
@@ -228,70 +379,80 @@ check(struct peer *p, struct rte_mbuf *m)
 	static const uint8_t dst_mac[6] = {2, 0, 0, 0, 0, 2}, src_mac[6] = {2, 0, 0, 0, 0, 1};
 	uint8_t buf[RTE_ETHER_MAX_JUMBO_FRAME_LEN];
 	const struct rte_ether_hdr *eth;
-	const struct rte_ipv4_hdr *ip;
 	const struct rte_udp_hdr *udp;
-	const uint8_t *f, *pl;
-	uint32_t magic = 0, len = rte_pktmbuf_pkt_len(m), pl_len;
+	const uint8_t *f, *l3, *pl;
+	uint32_t magic = 0, len = rte_pktmbuf_pkt_len(m), pl_len, hdrs = udp_hdrs(p);
 	uint64_t seq = 0;
 	bool magic_ok, addr_ok;
 	enum rx_kind kind = RX_OURS;
 
-	if (len < 34) {
+	if (len < p->l2_len + p->l3_len) {
 		p->rx_other++; /* too short to carry a mark of ours */
 		return RX_OTHER;
 	}
 	f = rte_pktmbuf_read(m, 0, RTE_MIN(len, (uint32_t)sizeof(buf)), buf);
 	eth = (const struct rte_ether_hdr *)f;
-	ip = (const struct rte_ipv4_hdr *)(eth + 1);
-	udp = (const struct rte_udp_hdr *)(ip + 1);
+	l3 = f + p->l2_len;
+	udp = (const struct rte_udp_hdr *)(l3 + p->l3_len);
 	pl = (const uint8_t *)(udp + 1);
-	/* ours if it carries the magic or our IPv4 addresses and protocol:
-	 * one flipped byte leaves the other mark */
-	if (len >= HDR_LEN + 4)
+	/* ours if it carries the magic or our IP addresses and protocol
+	 * (where the shape has them): one flipped byte leaves the other mark */
+	if (len >= hdrs + 4)
 		memcpy(&magic, pl, 4);
 	magic_ok = magic == MAGIC;
-	addr_ok = eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
-		  ip->next_proto_id == IPPROTO_UDP && ip->src_addr == rte_cpu_to_be_32(IP_SRC) &&
-		  ip->dst_addr == rte_cpu_to_be_32(IP_DST);
+	addr_ok = l3_proto(p, f) == IPPROTO_UDP && ip_addrs_ours(p, l3);
 	if (!magic_ok && !addr_ok) {
 		p->rx_other++; /* not ours: e.g. a kernel's IPv6 chatter on a tap */
 		return RX_OTHER;
 	}
 	p->rx++;
 	p->rx_bytes += len;
-	if (len < MIN_SIZE || len > sizeof(buf))
+	if (len < hdrs + PL_MIN || len > sizeof(buf))
 		return bad(p, BAD_LEN, kind);
 	memcpy(&seq, pl + 4, 8);
 	if (seq >= p->seq_base && seq - p->seq_base < p->tx)
 		kind = RX_OWN; /* one we sent, even if it came back damaged */
 	if (memcmp(eth->dst_addr.addr_bytes, dst_mac, 6) != 0 ||
-	    memcmp(eth->src_addr.addr_bytes, src_mac, 6) != 0 ||
-	    eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+	    memcmp(eth->src_addr.addr_bytes, src_mac, 6) != 0 || !eth_types_ok(p, f))
 		return bad(p, BAD_ETH, kind);
-	if (ip->version_ihl != RTE_IPV4_VHL_DEF || ip->type_of_service != 0 ||
-	    ip->packet_id != 0 || ip->fragment_offset != 0 || ip->time_to_live != 64 ||
-	    ip->next_proto_id != IPPROTO_UDP || ip->src_addr != rte_cpu_to_be_32(IP_SRC) ||
-	    ip->dst_addr != rte_cpu_to_be_32(IP_DST))
-		return bad(p, BAD_IP, kind);
-	if (rte_raw_cksum(ip, sizeof(*ip)) != 0xffff)
-		return bad(p, BAD_IP_CSUM, kind);
-	if (rte_be_to_cpu_16(ip->total_length) + sizeof(*eth) != len ||
-	    (!p->any_size && len != p->size))
-		return bad(p, BAD_LEN, kind);
+	if (p->ipv6) {
+		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)l3;
+
+		/* no header checksum: every field as sent */
+		if (ip6->vtc_flow != rte_cpu_to_be_32(6u << 28) || ip6->hop_limits != 64 ||
+		    ip6->proto != IPPROTO_UDP || !ip_addrs_ours(p, l3))
+			return bad(p, BAD_IP, kind);
+		if (rte_be_to_cpu_16(ip6->payload_len) + p->l2_len + p->l3_len != len ||
+		    (!p->any_size && len != p->size))
+			return bad(p, BAD_LEN, kind);
+	} else {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+
+		if (ip->version_ihl != RTE_IPV4_VHL_DEF || ip->type_of_service != 0 ||
+		    ip->packet_id != 0 || ip->fragment_offset != 0 || ip->time_to_live != 64 ||
+		    ip->next_proto_id != IPPROTO_UDP || !ip_addrs_ours(p, l3))
+			return bad(p, BAD_IP, kind);
+		if (rte_raw_cksum(ip, sizeof(*ip)) != 0xffff)
+			return bad(p, BAD_IP_CSUM, kind);
+		if (rte_be_to_cpu_16(ip->total_length) + p->l2_len != len ||
+		    (!p->any_size && len != p->size))
+			return bad(p, BAD_LEN, kind);
+	}
 	if (udp->src_port != rte_cpu_to_be_16(UDP_PORT) ||
 	    udp->dst_port != rte_cpu_to_be_16(UDP_PORT) ||
-	    rte_be_to_cpu_16(udp->dgram_len) != len - sizeof(*eth) - sizeof(*ip))
+	    rte_be_to_cpu_16(udp->dgram_len) != len - p->l2_len - p->l3_len)
 		return bad(p, BAD_UDP, kind);
 	if (!magic_ok || (p->count && (seq < p->seq_base || seq - p->seq_base >= p->count)))
 		return bad(p, BAD_SEQ, kind);
-	pl_len = len - HDR_LEN;
+	pl_len = len - hdrs;
 	for (unsigned int i = 12; i < pl_len; i++) {
 		if (pl[i] != pattern(seq, i))
 			return bad(p, BAD_PAYLOAD, kind);
 	}
 	/* last, so that rx_bad_why tells a payload byte from the rest; the
-	 * checksum covers what the pattern cannot (the sequence number) */
-	if (udp->dgram_cksum == 0 || rte_ipv4_udptcp_cksum_verify(ip, udp) != 0)
+	 * checksum covers what the pattern cannot (the sequence number); 0
+	 * ("none") is refused over either IP version */
+	if (udp->dgram_cksum == 0 || !l4_cksum_ok(p, l3, udp))
 		return bad(p, BAD_UDP_CSUM, kind);
 	if (p->seen) {
 		uint64_t i = seq - p->seq_base;
@@ -309,14 +470,24 @@ check(struct peer *p, struct rte_mbuf *m)
 	return kind;
 }
 
-#define TCP_HDRS (sizeof(struct rte_ether_hdr) + sizeof(struct rte_ipv4_hdr) + \
-		  sizeof(struct rte_tcp_hdr))
 #define SEQ_BASE 1000000u
 
 static uint8_t
 stream_byte(uint32_t flow, uint64_t off)
 {
 	return (uint8_t)(off * 7 + flow * 13 + (off >> 8));
+}
+
+/* --tcp-ts: NOP, NOP, timestamps (what Linux puts on every segment),
+ * fixed per flow so that GRO, which wants equal options, may merge them */
+static void
+tcp_ts_option(uint8_t *opt, uint32_t flow)
+{
+	uint32_t tsval = rte_cpu_to_be_32(TCP_TSVAL + flow), tsecr = rte_cpu_to_be_32(1);
+
+	opt[0] = 1, opt[1] = 1, opt[2] = 8, opt[3] = 10;
+	memcpy(opt + 4, &tsval, 4);
+	memcpy(opt + 8, &tsecr, 4);
 }
 
 /* The next frame of the TCP stream of pkt_index's flow. */
@@ -326,51 +497,42 @@ build_tcp(struct peer *p, uint64_t pkt_index)
 	uint32_t flow = pkt_index % p->flows;
 	uint32_t payload = p->mss * (p->tso ? p->tso : 1);
 	struct rte_mbuf *m = rte_pktmbuf_alloc(p->tso ? p->big_pool : p->pool);
-	struct rte_ether_hdr *eth;
-	struct rte_ipv4_hdr *ip;
 	struct rte_tcp_hdr *th;
-	uint8_t *pl;
+	uint8_t *f, *l3, *pl;
 
 	if (m == NULL)
 		return NULL;
-	eth = (struct rte_ether_hdr *)rte_pktmbuf_append(m, TCP_HDRS + payload);
-	if (eth == NULL) {
+	f = (uint8_t *)rte_pktmbuf_append(m, tcp_hdrs(p) + payload);
+	if (f == NULL) {
 		rte_pktmbuf_free(m);
 		return NULL;
 	}
-	ip = (struct rte_ipv4_hdr *)(eth + 1);
-	th = (struct rte_tcp_hdr *)(ip + 1);
-	pl = (uint8_t *)(th + 1);
-	memset(eth, 0, TCP_HDRS);
-	eth->dst_addr.addr_bytes[0] = 0x02;
-	eth->src_addr.addr_bytes[0] = 0x02;
-	eth->src_addr.addr_bytes[5] = 0x01;
-	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-	ip->version_ihl = RTE_IPV4_VHL_DEF;
-	ip->time_to_live = 64;
-	ip->next_proto_id = IPPROTO_TCP;
-	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
-	ip->total_length = rte_cpu_to_be_16(TCP_HDRS - sizeof(*eth) + payload);
-	ip->src_addr = rte_cpu_to_be_32(0xc6120001);
-	ip->dst_addr = rte_cpu_to_be_32(0xc6120002);
+	l3 = f + p->l2_len;
+	th = (struct rte_tcp_hdr *)build_l2_l3(p, f, 0x00, IPPROTO_TCP, p->th_len + payload,
+					       RTE_IPV4_HDR_DF_FLAG);
+	pl = (uint8_t *)th + p->th_len;
+	memset(th, 0, p->th_len);
 	th->src_port = rte_cpu_to_be_16(1024 + flow);
 	th->dst_port = rte_cpu_to_be_16(5201);
 	th->sent_seq = rte_cpu_to_be_32(SEQ_BASE + (uint32_t)p->tx_off[flow]);
 	th->recv_ack = rte_cpu_to_be_32(1);
-	th->data_off = 5 << 4;
+	th->data_off = (uint8_t)((p->th_len / 4) << 4);
 	th->tcp_flags = RTE_TCP_ACK_FLAG;
 	th->rx_win = rte_cpu_to_be_16(65535);
+	if (p->tcp_ts)
+		tcp_ts_option((uint8_t *)(th + 1), flow);
 	for (uint32_t i = 0; i < payload; i++)
 		pl[i] = stream_byte(flow, p->tx_off[flow] + i);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	m->l2_len = sizeof(*eth);
-	m->l3_len = sizeof(*ip);
-	m->l4_len = sizeof(*th);
+	m->l2_len = p->l2_len;
+	m->l3_len = p->l3_len;
+	m->l4_len = p->th_len;
 	if (p->tso) {
 		/* what a guest's TSO send looks like to the virtio PMD */
-		m->ol_flags = RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_TCP_CKSUM;
+		m->ol_flags = RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_TCP_CKSUM |
+			      (p->ipv6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4);
 		m->tso_segsz = p->mss;
-		th->cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
+		th->cksum = p->ipv6 ? rte_ipv6_phdr_cksum((struct rte_ipv6_hdr *)l3, m->ol_flags)
+				    : rte_ipv4_phdr_cksum((struct rte_ipv4_hdr *)l3, m->ol_flags);
 		/* --bad-hdr: every other frame carries a virtio-net header that
 		 * lies: gso_size 0, 1 or 65535, or csum_start beyond the frame */
 		switch (p->bad_hdr ? pkt_index % 8 : 8) {
@@ -385,7 +547,7 @@ build_tcp(struct peer *p, uint64_t pkt_index)
 		default: break;
 		}
 	} else {
-		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+		th->cksum = l4_cksum(p, l3, th);
 	}
 	p->tx_off[flow] += payload;
 	return m;
@@ -397,19 +559,20 @@ check_tcp(struct peer *p, struct rte_mbuf *m)
 	static uint8_t buf[65536];
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	const uint8_t *f = len <= sizeof(buf) ? rte_pktmbuf_read(m, 0, len, buf) : NULL;
-	const struct rte_ipv4_hdr *ip;
+	const uint8_t *l3;
 	const struct rte_tcp_hdr *th;
-	uint32_t flow, payload, hl;
+	uint32_t flow, payload, hl, ip_hl, ip_len;
+	uint8_t opt[TCP_TS_LEN];
 	uint64_t off;
+	bool ip_ok;
 
-	if (f == NULL || len < TCP_HDRS) {
+	if (f == NULL || len < tcp_hdrs(p)) {
 		p->rx_other++;
 		return RX_OTHER;
 	}
-	ip = (const struct rte_ipv4_hdr *)(f + sizeof(struct rte_ether_hdr));
-	th = (const struct rte_tcp_hdr *)(ip + 1);
-	if (((const struct rte_ether_hdr *)f)->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
-	    ip->next_proto_id != IPPROTO_TCP || rte_be_to_cpu_16(th->dst_port) != 5201) {
+	l3 = f + p->l2_len;
+	th = (const struct rte_tcp_hdr *)(l3 + p->l3_len);
+	if (l3_proto(p, f) != IPPROTO_TCP || rte_be_to_cpu_16(th->dst_port) != 5201) {
 		p->rx_other++;
 		return RX_OTHER;
 	}
@@ -417,19 +580,45 @@ check_tcp(struct peer *p, struct rte_mbuf *m)
 	p->rx_bytes += len;
 	p->rx_max_len = RTE_MAX(p->rx_max_len, (uint64_t)len);
 	p->rx_multi_seg += m->nb_segs > 1;
-	hl = sizeof(struct rte_ether_hdr) + (ip->version_ihl & 0xf) * 4 + (th->data_off >> 4) * 4;
+	if (p->ipv6) {
+		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)l3;
+
+		ip_ok = ip6->vtc_flow == rte_cpu_to_be_32(6u << 28);
+		ip_hl = sizeof(*ip6);
+		ip_len = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len);
+	} else {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+
+		ip_ok = ip->version_ihl == RTE_IPV4_VHL_DEF;
+		ip_hl = (ip->version_ihl & 0xf) * 4;
+		ip_len = rte_be_to_cpu_16(ip->total_length);
+	}
+	hl = p->l2_len + ip_hl + (th->data_off >> 4) * 4;
 	flow = rte_be_to_cpu_16(th->src_port) - 1024;
-	if (ip->version_ihl != RTE_IPV4_VHL_DEF || hl != TCP_HDRS || flow >= p->flows ||
-	    rte_be_to_cpu_16(ip->total_length) + sizeof(struct rte_ether_hdr) != len) {
+	if (!ip_ok || !eth_types_ok(p, f) || hl != tcp_hdrs(p) || flow >= p->flows ||
+	    ip_len + p->l2_len != len) {
 		p->rx_bad++;
 		return RX_OWN;
 	}
+	if (p->tcp_ts) {
+		/* every segment carries it: GRO keeps it, GSO copies it */
+		tcp_ts_option(opt, flow);
+		if (memcmp(th + 1, opt, sizeof(opt)) != 0) {
+			p->rx_bad++;
+			return RX_OWN;
+		}
+	}
 	if (p->verify_csum) {
-		struct rte_ipv4_hdr copy = *ip;
+		bool ip_sum_ok = true;
 
-		copy.hdr_checksum = 0;
-		if (rte_ipv4_cksum(&copy) != ip->hdr_checksum ||
-		    rte_ipv4_udptcp_cksum_verify(ip, th) != 0)
+		if (!p->ipv6) {
+			struct rte_ipv4_hdr copy = *(const struct rte_ipv4_hdr *)l3;
+
+			copy.hdr_checksum = 0;
+			ip_sum_ok = rte_ipv4_cksum(&copy) ==
+				    ((const struct rte_ipv4_hdr *)l3)->hdr_checksum;
+		}
+		if (!ip_sum_ok || !l4_cksum_ok(p, l3, th))
 			p->rx_bad_csum++;
 	}
 	payload = len - hl;
@@ -476,7 +665,7 @@ send_some(struct peer *p, uint64_t max_frames)
 		}
 		sent = rte_eth_tx_burst(p->tx_port, 0, pkts, n);
 		for (uint16_t i = n; i > sent; i--) {
-			p->tx_off[(p->tx + i - 1) % p->flows] -= rte_pktmbuf_pkt_len(pkts[i - 1]) - TCP_HDRS;
+			p->tx_off[(p->tx + i - 1) % p->flows] -= rte_pktmbuf_pkt_len(pkts[i - 1]) - tcp_hdrs(p);
 			rte_pktmbuf_free(pkts[i - 1]);
 		}
 		p->tx_fail_bursts += sent < n;
@@ -655,6 +844,7 @@ port_init(struct peer *p, uint16_t port, struct rte_mempool *pool)
 	struct rte_eth_conf conf = {0};
 	struct rte_eth_dev_info info;
 	int ret = rte_eth_dev_info_get(port, &info);
+	uint32_t frame = p->tcp ? tcp_hdrs(p) + p->mss : p->size;
 	uint16_t nq;
 
 	if (ret != 0)
@@ -671,6 +861,9 @@ port_init(struct peer *p, uint16_t port, struct rte_mempool *pool)
 		conf.txmode.offloads = info.tx_offload_capa &
 			(RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
 			 RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	/* the MTU counts from the IP header: a VLAN tag is not in it */
+	if (frame - p->l2_len > RTE_ETHER_MTU)
+		conf.rxmode.mtu = frame - p->l2_len;
 	ret = rte_eth_dev_configure(port, nq, nq, &conf);
 
 	if (ret == 0)
@@ -694,8 +887,12 @@ parse(int argc, char **argv, struct peer *p)
 		{"lro", 0, NULL, 'L'},     {"bad-hdr", 0, NULL, 'B'},  {"verify-csum", 0, NULL, 'V'},
 		{"queues", 1, NULL, 'Q'},  {"rate", 1, NULL, 'R'},     {"seq-base", 1, NULL, 'S'},
 		{"any-size", 0, NULL, 'A'}, {"dump", 1, NULL, 'D'},    {"paused", 0, NULL, 'p'},
+		{"vlan", 1, NULL, 'v'},    {"ipv6", 0, NULL, '6'},     {"tcp-ts", 0, NULL, 'O'},
 		{NULL, 0, NULL, 0},
 	};
+	uint32_t min_size;
+	long vlan;
+	char *end;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -703,7 +900,7 @@ parse(int argc, char **argv, struct peer *p)
 		case 't': p->tx_port = atoi(optarg); break;
 		case 'r': p->rx_port = atoi(optarg); break;
 		case 'c': p->count = strtoull(optarg, NULL, 10); break;
-		case 's': p->size = atoi(optarg); break;
+		case 's': p->size = atoi(optarg); p->size_set = true; break;
 		case 'd': p->duration_s = atof(optarg); break;
 		case 'i': p->idle_ms = atoi(optarg); break;
 		case 'T': p->timeout_s = atof(optarg); break;
@@ -720,6 +917,17 @@ parse(int argc, char **argv, struct peer *p)
 		case 'S': p->seq_base = strtoull(optarg, NULL, 0); break;
 		case 'A': p->any_size = true; break;
 		case 'p': p->paused = true; break;
+		case '6': p->ipv6 = true; break;
+		case 'O': p->tcp_ts = true; break;
+		case 'v':
+			vlan = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || vlan < 1 || vlan > 4094) {
+				fprintf(stderr, "vfwd-testpeer: --vlan %s: a VLAN ID is 1..4094\n",
+					optarg);
+				return -EINVAL;
+			}
+			p->vlan = (uint16_t)vlan;
+			break;
 		case 'D':
 			p->dump = fopen(optarg, "wb");
 			if (p->dump == NULL) {
@@ -730,13 +938,33 @@ parse(int argc, char **argv, struct peer *p)
 		default: return -EINVAL;
 		}
 	}
-	if (p->size < MIN_SIZE || p->size > RTE_MBUF_DEFAULT_DATAROOM || p->timeout_s <= 0 ||
+	/* the shape's header sizes */
+	p->l2_len = sizeof(struct rte_ether_hdr) + (p->vlan ? sizeof(struct rte_vlan_hdr) : 0);
+	p->l3_len = p->ipv6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
+	p->th_len = sizeof(struct rte_tcp_hdr) + (p->tcp_ts ? TCP_TS_LEN : 0);
+	if (p->tcp_ts && !p->tcp) {
+		fprintf(stderr, "vfwd-testpeer: --tcp-ts is for --tcp\n");
+		return -EINVAL;
+	}
+	/* --size is the whole frame: the shape's headers and the magic and
+	 * sequence number at least; the default rises to that */
+	min_size = udp_hdrs(p) + PL_MIN;
+	if (!p->size_set && p->size < min_size)
+		p->size = min_size;
+	if (p->size < min_size) {
+		fprintf(stderr, "vfwd-testpeer: --size %u is below %u, the smallest frame of this"
+			" shape (%u bytes of headers%s%s, then 12 bytes of magic and sequence"
+			" number)\n", p->size, min_size, udp_hdrs(p), p->vlan ? ", a VLAN tag" : "",
+			p->ipv6 ? ", IPv6" : "");
+		return -EINVAL;
+	}
+	if (p->size > RTE_MBUF_DEFAULT_DATAROOM || p->timeout_s <= 0 ||
 	    p->queues < 1 || p->queues > 16 || p->rate < 0 ||
 	    p->seq_base > UINT64_MAX - (p->count ? p->count : 1ull << 40))
 		return -EINVAL;
 	if (p->tcp && (p->flows < 1 || p->flows > 60000 || p->mss < 1 ||
-		       p->mss * (p->tso ? p->tso : 1u) + TCP_HDRS > 65000 ||
-		       (!p->tso && p->mss + TCP_HDRS > RTE_MBUF_DEFAULT_DATAROOM)))
+		       p->mss * (p->tso ? p->tso : 1u) + tcp_hdrs(p) > 65000 ||
+		       (!p->tso && p->mss + tcp_hdrs(p) > RTE_MBUF_DEFAULT_DATAROOM)))
 		return -EINVAL;
 	return 0;
 }
