@@ -10,44 +10,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <rte_devargs.h>
 #include <rte_ethdev.h>
-#include <rte_kvargs.h>
 
 #include "app.h"
-
-static int
-copy_value(const char *key __rte_unused, const char *value, void *opaque)
-{
-	snprintf(opaque, PATH_MAX, "%s", value);
-	return 0;
-}
 
 /* The socket path of a vhost port in server mode, or "" (client mode:
  * the socket is the guest side's). */
 static int
 server_socket_of(uint16_t port, char *path)
 {
-	struct rte_eth_dev_info info;
-	const struct rte_devargs *da;
-	struct rte_kvargs *kv;
-	char client[PATH_MAX] = "0";
+	bool client;
+	int ret = vfwd_port_vhost_iface(port, path, PATH_MAX, &client);
 
-	path[0] = '\0';
-	if (rte_eth_dev_info_get(port, &info) != 0 || info.device == NULL)
-		return -ENODEV;
-	da = rte_dev_devargs(info.device);
-	if (da == NULL || da->args == NULL)
-		return -ENOENT;
-	kv = rte_kvargs_parse(da->args, NULL);
-	if (kv == NULL)
-		return -EINVAL;
-	rte_kvargs_process(kv, "iface", copy_value, path);
-	rte_kvargs_process(kv, "client", copy_value, client);
-	rte_kvargs_free(kv);
-	if (strcmp(client, "0") != 0)
+	if (ret == 0 && client)
 		path[0] = '\0';
-	return 0;
+	return ret;
 }
 
 int

@@ -399,6 +399,9 @@ int vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte
 /* Stop and close a port set up by vfwd_port_setup (unregisters callbacks). */
 void vfwd_port_teardown(uint16_t port, struct vfwd_port_state *st);
 bool vfwd_port_is_vhost(uint16_t port);
+/* A vhost port's socket path (its iface devarg) into path; *client (if
+ * not NULL): net_vhost connects to it (client=1). -errno. */
+int vfwd_port_vhost_iface(uint16_t port, char *path, size_t len, bool *client);
 
 /* napi: called by the worker after a round that moved nb packets; may
  * sleep. Returns the time it returns at (vfwd_napi.c). */

@@ -34,15 +34,15 @@ vfwd_port_is_vhost(uint16_t port)
 #define VIRTIO_NET_F_GUEST_CSUM 1
 #define VIRTIO_NET_F_GUEST_TSO4 7
 
-/* The vhost-user socket path of a vhost port (its iface devarg). */
-static int
-vhost_iface_of(uint16_t port, char *path, size_t len)
+int
+vfwd_port_vhost_iface(uint16_t port, char *path, size_t len, bool *client)
 {
 	struct rte_eth_dev_info info;
 	const struct rte_devargs *da;
 	struct rte_kvargs *kv;
-	const char *v;
+	const char *v, *c;
 
+	path[0] = '\0';
 	if (rte_eth_dev_info_get(port, &info) != 0 || info.device == NULL)
 		return -ENODEV;
 	da = rte_dev_devargs(info.device);
@@ -52,11 +52,14 @@ vhost_iface_of(uint16_t port, char *path, size_t len)
 	if (kv == NULL)
 		return -EINVAL;
 	v = rte_kvargs_get(kv, "iface");
+	c = rte_kvargs_get(kv, "client");
 	if (v == NULL || strlen(v) >= len) {
 		rte_kvargs_free(kv);
 		return -ENOENT;
 	}
 	strcpy(path, v);
+	if (client != NULL)
+		*client = c != NULL && strcmp(c, "0") != 0;
 	rte_kvargs_free(kv);
 	return 0;
 }
@@ -229,7 +232,7 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	if (st->is_vhost) {
 		char path[PATH_MAX];
 
-		if (vhost_iface_of(port, path, sizeof(path)) == 0 &&
+		if (vfwd_port_vhost_iface(port, path, sizeof(path), NULL) == 0 &&
 		    rte_vhost_driver_disable_features(path, VFWD_VHOST_WITHHELD) == 0)
 			st->withheld_features = VFWD_VHOST_WITHHELD;
 	}
