@@ -21,15 +21,21 @@ HOST_IP = "192.0.2.1"
 GUEST_IP6 = "fd00:76:66::2"
 HOST_IP6 = "fd00:76:66::1"
 
-INIT = """#!/bin/busybox sh
+# Every init begins so: busybox's applets, the kernel's file systems (and
+# a /tmp for the transfers), the modules loaded, loopback up.
+BOOT = """#!/bin/busybox sh
 /bin/busybox --install -s /bin
 mount -t devtmpfs dev /dev
 mount -t proc proc /proc
 mount -t sysfs sys /sys
-mount -t tmpfs -o size=200m tmp /tmp
-for m in %(modules)s; do insmod /lib/modules/$m.ko || echo "GUEST-ERROR insmod $m"; done
+"""
+TMP = """mount -t tmpfs -o size=200m tmp /tmp
+"""
+MODULES_UP = """for m in %(modules)s; do insmod /lib/modules/$m.ko || echo "GUEST-ERROR insmod $m"; done
 ip link set lo up
-%(addr)s
+"""
+
+INIT = BOOT + TMP + MODULES_UP + """%(addr)s
 ip link set eth0 up
 echo "GUEST-READY"
 # guest -> host: TSO frames from the guest, segmented by vfwd
@@ -54,14 +60,7 @@ poweroff -f
 # A guest that pings the host as soon as its link is up, counts the
 # seconds (failed 1 s pings) until the first reply, pings 10 more times
 # and powers off: for reconnect tests.
-PING_INIT = """#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mount -t devtmpfs dev /dev
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-for m in %(modules)s; do insmod /lib/modules/$m.ko || echo "GUEST-ERROR insmod $m"; done
-ip link set lo up
-ip addr add %(guest)s/24 dev eth0
+PING_INIT = BOOT + MODULES_UP + """ip addr add %(guest)s/24 dev eth0
 ip link set eth0 up
 echo "GUEST-READY"
 i=0
@@ -82,15 +81,7 @@ poweroff -f
 #   near eth0[.100] -> vhost0 -> vfwd -> tap0 -> bridge -> tap1 -> vfwd -> vhost1 -> far eth1[.100]
 # Prints GUEST-XFER name sha256 bytes centiseconds for each TCP transfer
 # and the udpcheck result for each UDP one.
-VLAN_INIT = """#!/bin/busybox sh
-/bin/busybox --install -s /bin
-mount -t devtmpfs dev /dev
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t tmpfs -o size=200m tmp /tmp
-for m in %(modules)s; do insmod /lib/modules/$m.ko || echo "GUEST-ERROR insmod $m"; done
-ip link set lo up
-unshare -n sh -c 'echo $$ > /tmp/far.pid; exec sleep 100000' &
+VLAN_INIT = BOOT + TMP + MODULES_UP + """unshare -n sh -c 'echo $$ > /tmp/far.pid; exec sleep 100000' &
 while [ ! -s /tmp/far.pid ]; do sleep 0.1; done
 F="nsenter -t $(cat /tmp/far.pid) -n"
 ip link set eth1 netns $(cat /tmp/far.pid) || echo "GUEST-ERROR netns"
