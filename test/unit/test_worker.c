@@ -365,6 +365,22 @@ deferred_backlog_drain_bounded_by_round_budget(void)
 
 static volatile int reinit_done;
 
+/* Starts fn on a thread off this lcore's CPU where there is another, so
+ * that the two run at once. */
+static void
+start_beside(pthread_t *t, void *(*fn)(void *))
+{
+	RTE_VERIFY(pthread_create(t, NULL, fn, NULL) == 0);
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		cpu_set_t cpus;
+
+		CPU_ZERO(&cpus);
+		for (long c = 1; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
+			CPU_SET(c, &cpus);
+		pthread_setaffinity_np(*t, sizeof(cpus), &cpus);
+	}
+}
+
 static void *
 reinit_loop(void *arg)
 {
@@ -398,17 +414,7 @@ stats_never_zero_under_reinit(void)
 	worker->stats.rounds = BASE_ROUNDS;
 	worker->stats.dir[VFWD_DIR_VM_TO_WIRE].rx_pkts = BASE_RX;
 	reinit_done = 0;
-	RTE_VERIFY(pthread_create(&t, NULL, reinit_loop, NULL) == 0);
-	/* off this lcore's CPU where there is another, so that the two run
-	 * at once */
-	if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
-		cpu_set_t cpus;
-
-		CPU_ZERO(&cpus);
-		for (long c = 1; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
-			CPU_SET(c, &cpus);
-		pthread_setaffinity_np(t, sizeof(cpus), &cpus);
-	}
+	start_beside(&t, reinit_loop);
 	while (!reinit_done) {
 		struct vfwd_lcore_stats raw;
 
@@ -473,15 +479,7 @@ stats_read_retries_during_reinit(void)
 	CHECK(worker->stats_gen == gen + 2);
 	CHECK(worker->stats.rounds == BASE_ROUNDS);
 	reinit_done = 0;
-	RTE_VERIFY(pthread_create(&t, NULL, zeroing_loop, NULL) == 0);
-	if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
-		cpu_set_t cpus;
-
-		CPU_ZERO(&cpus);
-		for (long c = 1; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE; c++)
-			CPU_SET(c, &cpus);
-		pthread_setaffinity_np(t, sizeof(cpus), &cpus);
-	}
+	start_beside(&t, zeroing_loop);
 	while (!reinit_done) {
 		struct vfwd_lcore_stats raw;
 
