@@ -38,12 +38,14 @@ def nstat(ns):
     return data.get("kernel", data)
 
 
-def transfer(gro, forwarder="vfwd", v6=False, wire="tap"):
+def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=()):
     """wire: "tap" (net_tap) or "pcap" (net_pcap on one end of a veth pair,
-    the host's TCP on the other: a PMD without MULTI_SEGS)."""
+    the host's TCP on the other: a PMD without MULTI_SEGS); extra: more
+    vfwd options."""
     check(guest.have_guest_tools(), "qemu-system-x86_64, busybox, cpio or a kernel missing "
           "(usertools/setup.sh installs them)")
-    tag = ("gro" if gro else "nogro") + ("6" if v6 else "") + ("pcap" if wire == "pcap" else "")
+    tag = ("gro" if gro else "nogro") + ("6" if v6 else "") + ("pcap" if wire == "pcap" else "") \
+        + ("x" if extra else "")
     host_ip = guest.HOST_IP6 if v6 else guest.HOST_IP
     with Env("guest-" + tag) as env:
         ns = "vfwdt-g%s-%d" % (tag, os.getpid())
@@ -69,7 +71,8 @@ def transfer(gro, forwarder="vfwd", v6=False, wire="tap"):
                              lcores="0@0,1@1", name="fwd-testpmd", netns=ns)
             vf.wait_output("Port 1:", 30)
         else:
-            args = ["--stats-format", "json", "--stats-period", "1"] + (["--gro"] if gro else [])
+            args = ["--stats-format", "json", "--stats-period", "1"] + (["--gro"] if gro else []) \
+                + list(extra)
             vf = env.vfwd(vdevs, args, netns=ns)
             vf.wait_output("forwarding", 30)
         if v6:
@@ -259,6 +262,12 @@ def test_guest_tcp_ipv6_through_pcap_without_multi_segs():
     """net_pcap has no MULTI_SEGS: every frame vfwd hands it is one
     segment, the guest's TSO frames cut with their payload copied."""
     transfer(True, v6=True, wire="pcap")
+
+
+def test_guest_tcp_deferred_heavy_gro():
+    """Deferred delivery (the backlog, drained per feeding stream) with
+    heavy GRO: the guest's own TCP both ways through that path."""
+    transfer(True, extra=["--deliver", "deferred", "--gro-mode", "heavy"])
 
 
 def test_guest_tcp_ipv6_with_gro():
