@@ -494,6 +494,8 @@ vfwd_ctl_tick(struct vfwd_app *app)
 	uint64_t now = rte_rdtsc();
 	uint64_t period = (uint64_t)(app->opt.stats_period_s * app->tsc_hz);
 
+	for (uint16_t i = 0; i < app->nb_ports; i++)
+		vfwd_port_wire_link_poll(app->ports[i], &app->port_state[app->ports[i]]);
 	if (!app->running)
 		return;
 	if (app->stop_tsc && now >= app->stop_tsc) {

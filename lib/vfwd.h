@@ -246,7 +246,9 @@ int vfwd_plan_build_pipeline(struct vfwd_plan *plan, const struct vfwd_pair *pai
 
 /* Whether a tx queue can take packets now. For a vhost port it follows the
  * guest: written by the vhost event thread (LSC and queue-state callbacks),
- * read by the worker that sends on the queue. Other ports are always ready. */
+ * read by the worker that sends on the queue. Other ports are always sent
+ * to; their link (polled by control, vfwd_port_wire_link_poll) only says
+ * whether what they did not take was tx_full or peer_down. */
 struct vfwd_port_state {
 	volatile uint8_t link_up;
 	volatile uint8_t txq_enabled[VFWD_MAX_QUEUES];
@@ -399,6 +401,8 @@ int vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte
 /* Stop and close a port set up by vfwd_port_setup (unregisters callbacks). */
 void vfwd_port_teardown(uint16_t port, struct vfwd_port_state *st);
 bool vfwd_port_is_vhost(uint16_t port);
+/* A wire port's link into st->link_up (control, periodically). */
+void vfwd_port_wire_link_poll(uint16_t port, struct vfwd_port_state *st);
 /* A vhost port's socket path (its iface devarg) into path; *client (if
  * not NULL): net_vhost connects to it (client=1). -errno. */
 int vfwd_port_vhost_iface(uint16_t port, char *path, size_t len, bool *client);

@@ -22,6 +22,20 @@ driver_is(const struct rte_eth_dev_info *info, const char *name)
 	return info->driver_name != NULL && strcmp(info->driver_name, name) == 0;
 }
 
+/* Wire ports raise no link events vfwd could take (most stand-ins have
+ * none): control polls them, so that the workers stop sending to a peer
+ * that went away and count what they could not send as peer_down. */
+void
+vfwd_port_wire_link_poll(uint16_t port, struct vfwd_port_state *st)
+{
+	struct rte_eth_link link;
+
+	if (st->is_vhost)
+		return;
+	if (rte_eth_link_get_nowait(port, &link) == 0)
+		st->link_up = link.link_status;
+}
+
 bool
 vfwd_port_is_vhost(uint16_t port)
 {

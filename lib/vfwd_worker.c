@@ -115,7 +115,11 @@ tx_now(const struct vfwd_worker *w, const struct vfwd_stream *s, const struct vf
 	if (unlikely(nb_tx < n)) {
 		bytes -= sum_pkt_len(pkts + nb_tx, n - nb_tx);
 		rte_pktmbuf_free_bulk(pkts + nb_tx, n - nb_tx);
-		d->drops[VFWD_DROP_TX_FULL] += n - nb_tx;
+		/* a wire port is sent to even while its link is down: control
+		 * polls the link (vfwd_port_wire_link_poll) and only tells the
+		 * cause after the fact, a few ms late either way */
+		d->drops[w->port_state[s->tx_port].link_up ? VFWD_DROP_TX_FULL
+							   : VFWD_DROP_PEER_DOWN] += n - nb_tx;
 	}
 	d->tx_bytes += bytes;
 	d->tx_pkts += nb_tx;
