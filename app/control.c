@@ -19,6 +19,7 @@
 
 #include "app.h"
 #include "knobs.h"
+#include "unmap_guard.h"
 
 /* A worker takes new knobs between two rounds: microseconds, unless it is
  * stuck in a driver call. */
@@ -282,6 +283,7 @@ vfwd_ctl_start(struct vfwd_app *app)
 		return -EALREADY;
 	if (app->nb_offload_init < app->nb_workers)
 		return -ENOMEM; /* a failed rebuild left workers without state */
+	vfwd_unmap_guard_set(app->workers, app->nb_workers);
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
 		int ret;
 
@@ -326,6 +328,7 @@ vfwd_ctl_stop(struct vfwd_app *app)
 	for (uint16_t w = 0; w < app->nb_workers; w++)
 		app->workers[w].running = 0;
 	rte_eal_mp_wait_lcore();
+	vfwd_unmap_guard_set(NULL, 0);
 	pthread_mutex_lock(&app->lock);
 	app->running = false;
 	pthread_mutex_unlock(&app->lock);

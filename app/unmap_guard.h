@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The munmap guard for vanishing net_memif peers (unmap_guard.c).
+ */
+#ifndef VFWD_UNMAP_GUARD_H
+#define VFWD_UNMAP_GUARD_H
+
+#include <stdint.h>
+
+#include "vfwd.h"
+
+struct vfwd_unmap_guard_stats {
+	uint64_t unmaps_waited; /* memif unmaps made to wait for running workers */
+	uint64_t unmaps_free;   /* ... made while no worker ran */
+	uint64_t timeouts;      /* waits cut short (a worker never came round) */
+	uint64_t max_wait_us;   /* the longest wait */
+};
+
+/* The workers now launched (control, before launching them), or none
+ * (NULL, 0: after they all returned, before their array may be freed). */
+void vfwd_unmap_guard_set(const struct vfwd_worker *workers, uint16_t nb_workers);
+void vfwd_unmap_guard_stats(struct vfwd_unmap_guard_stats *out);
+
+#endif
