@@ -145,13 +145,19 @@ poweroff -f
 """
 
 
-def build_udpcheck(workdir):
-    """The guest's UDP tool, static (no libc in the initramfs)."""
+def build_helper(workdir, name):
+    """test/guest/NAME.c built static (no libc in the initramfs); returns
+    the binary's path (it lands in the guest's /bin)."""
     src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                       "guest", "udpcheck.c")
-    out = os.path.join(workdir, "udpcheck")
+                       "guest", name + ".c")
+    out = os.path.join(workdir, name)
     subprocess.run(["cc", "-O2", "-static", "-Wall", "-o", out, src], check=True)
     return out
+
+
+def build_udpcheck(workdir):
+    """The guest's UDP tool."""
+    return build_helper(workdir, "udpcheck")
 
 
 def have_guest_tools():
@@ -164,11 +170,13 @@ def kernel():
     return vmlinuz, vmlinuz.split("vmlinuz-", 1)[1]
 
 
-def build_initramfs(workdir, mb, init=None, v6=False, modules=(), binaries=(), udp=0):
+def build_initramfs(workdir, mb, init=None, v6=False, modules=(), binaries=(), udp=0,
+                    params=None):
     """Returns the path of a gzip'd cpio with busybox, the virtio_net
     modules of the installed kernel (and the extra modules, in load order),
     the extra binaries in /bin and an init that runs the transfers (or the
-    given init text), over IPv4 or (v6) IPv6."""
+    given init text, with params' keys among its %(...)s), over IPv4 or
+    (v6) IPv6."""
     _, version = kernel()
     root = os.path.join(workdir, "initramfs")
     for d in ("bin", "proc", "sys", "tmp", "dev", "lib/modules"):
@@ -191,9 +199,10 @@ def build_initramfs(workdir, mb, init=None, v6=False, modules=(), binaries=(), u
         addr = ("echo 0 > /proc/sys/net/ipv6/conf/eth0/accept_dad\n"
                 "ip -6 addr add %s/64 dev eth0" % GUEST_IP6) if v6 else \
             "ip addr add %s/24 dev eth0" % GUEST_IP
-        f.write((init or INIT) % {"modules": " ".join(MODULES + list(modules)),
-                                  "guest": GUEST_IP, "host": HOST_IP6 if v6 else HOST_IP,
-                                  "mb": mb, "addr": addr, "udp": udp})
+        keys = {"modules": " ".join(MODULES + list(modules)), "guest": GUEST_IP,
+                "host": HOST_IP6 if v6 else HOST_IP, "mb": mb, "addr": addr, "udp": udp}
+        keys.update(params or {})
+        f.write((init or INIT) % keys)
     os.chmod(os.path.join(root, "init"), 0o755)
     out = os.path.join(workdir, "initramfs.cpio.gz")
     subprocess.run("cd %s && find . | cpio -o -H newc --quiet | gzip -1 > %s" % (root, out),
@@ -201,9 +210,12 @@ def build_initramfs(workdir, mb, init=None, v6=False, modules=(), binaries=(), u
     return out
 
 
-def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=()):
+def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=(), queues=1,
+              vectors=0):
     """QEMU on vhost-user socket sock (eth0 in the guest), and one more NIC
-    (eth1, ...) on each of more_socks."""
+    (eth1, ...) on each of more_socks. queues > 1: eth0 multi-queue
+    (vhost-user queues=N, virtio-net mq=on), with vectors MSI-X vectors
+    (0: INTx, as below)."""
     vmlinuz, _ = kernel()
     nics = []
     for i, path in enumerate(more_socks, 1):
@@ -217,10 +229,12 @@ def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=()):
             "-numa", "node,memdev=mem0",
             # server: QEMU listens and vfwd (net_vhost client=1) connects
             "-chardev", "socket,id=chr0,path=%s%s" % (sock, ",server=on,wait=off" if server else ""),
-            "-netdev", "vhost-user,id=net0,chardev=chr0",
+            "-netdev", "vhost-user,id=net0,chardev=chr0" + (",queues=%d" % queues
+                                                             if queues > 1 else ""),
             # vectors=0: QEMU 7.2 under TCG crashes setting up MSI-X for
             # vhost-user; romfile=: no iPXE, we boot a kernel directly
-            "-device", "virtio-net-pci,netdev=net0,vectors=0,romfile=,mac=52:54:00:12:34:56",
+            "-device", "virtio-net-pci,netdev=net0,vectors=%d,romfile=,mac=52:54:00:12:34:56%s"
+            % (vectors, ",mq=on" if queues > 1 else ""),
             ] + nics + [
             "-kernel", vmlinuz, "-initrd", initrd,
             "-append", "console=ttyS0 panic=-1 quiet",
@@ -252,4 +266,100 @@ data = os.urandom(size)
 c, _ = tx.accept(); c.settimeout(60)
 c.sendall(data); c.close()
 print("HOST-OUT-SHA %s %d" % (hashlib.sha256(data).hexdigest(), size), flush=True)
+"""
+
+
+# A multi-queue guest (qemu_argv queues=N): IPv6 off (no router
+# solicitations or MLD reports beside the flows, so the per-queue counts
+# are the flows'), %(queues)d combined channels set with test/guest/ethq.c
+# (the driver enables as many queue pairs as there are vCPUs, here 1),
+# then %(flows)d TCP flows each way at once, each its own %(kb)d KiB of
+# random bytes: guest -> host on ports 5100+i, host -> guest on 5200+i
+# (HOST_MQ_SIDE). Each connection's TCP picks its tx queue by its own
+# random hash, and the tap's kernel sends a flow back on the queue vfwd
+# wrote it from, so the flows spread over the queues both ways. Prints
+# the sums per flow, the transfer's centiseconds and, last thing before
+# powering off, virtio_net's per-queue counters.
+MQ_INIT = BOOT + TMP + MODULES_UP + """echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6
+echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6
+ip addr add %(guest)s/24 dev eth0
+/bin/ethq channels eth0 | sed 's/^/GUEST-BOOT-/'
+/bin/ethq set eth0 %(queues)d || echo "GUEST-ERROR ethq set"
+/bin/ethq channels eth0 | sed 's/^/GUEST-/'
+ip link set eth0 up
+echo "GUEST-READY"
+i=0
+while [ $i -lt %(flows)d ]; do
+  dd if=/dev/urandom of=/tmp/o$i bs=1k count=%(kb)d 2>/dev/null
+  echo "GUEST-OUT-SHA $i $(sha256sum /tmp/o$i | cut -d' ' -f1)"
+  i=$((i+1))
+done
+# the receivers' stdin must not end (busybox nc half-closes at its EOF):
+# a fifo held open, read and write, by fd 9
+mkfifo /tmp/hold
+exec 9<> /tmp/hold
+now() { cut -d' ' -f1 /proc/uptime | tr -d .; }
+t0=$(now)
+i=0
+while [ $i -lt %(flows)d ]; do
+  (for t in 1 2 3 4 5; do nc -w 10 %(host)s $((5100+i)) < /tmp/o$i && break; sleep 1; done) &
+  (for t in 1 2 3 4 5; do
+     nc -w 10 %(host)s $((5200+i)) < /tmp/hold > /tmp/i$i && [ -s /tmp/i$i ] && break; sleep 1
+   done) &
+  i=$((i+1))
+done
+wait
+echo "GUEST-XFER-CS $(( $(now) - t0 ))"
+i=0
+while [ $i -lt %(flows)d ]; do
+  echo "GUEST-IN-SHA $i $(sha256sum /tmp/i$i | cut -d' ' -f1) $(wc -c < /tmp/i$i)"
+  i=$((i+1))
+done
+exec 9>&-
+/bin/ethq stats eth0 | grep -E '^ETHQ-STAT (rx|tx)_queue_' | sed 's/^/GUEST-/'
+echo "GUEST-DONE"
+poweroff -f
+"""
+
+
+# The host end of MQ_INIT's flows, in the tap's namespace: argv size
+# address flows timeout. Receives exactly size bytes on each 5100+i and
+# sends size fresh random bytes on each 5200+i, all at once; one line per
+# flow: HOST-IN-SHA i sum bytes, HOST-OUT-SHA i sum bytes.
+HOST_MQ_SIDE = r"""
+import hashlib, os, socket, sys, threading
+size, addr, flows, timeout = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+lock = threading.Lock()
+def say(line):
+    with lock:
+        print(line, flush=True)
+def listen(port):
+    s = socket.socket(socket.AF_INET)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((addr, port)); s.listen(1); s.settimeout(timeout)
+    return s
+def take(i, s):
+    c, _ = s.accept(); c.settimeout(60)
+    h, got = hashlib.sha256(), 0
+    while got < size:
+        b = c.recv(1 << 20)
+        if not b:
+            break
+        h.update(b); got += len(b)
+    c.close()
+    say("HOST-IN-SHA %d %s %d" % (i, h.hexdigest(), got))
+def give(i, s):
+    data = os.urandom(size)
+    c, _ = s.accept(); c.settimeout(60)
+    c.sendall(data); c.close()
+    say("HOST-OUT-SHA %d %s %d" % (i, hashlib.sha256(data).hexdigest(), size))
+threads = []
+for i in range(flows):
+    for fn, port in ((take, 5100 + i), (give, 5200 + i)):
+        threads.append(threading.Thread(target=fn, args=(i, listen(port)), daemon=True))
+say("HOST-LISTENING")
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
 """
