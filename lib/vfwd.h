@@ -137,11 +137,37 @@ struct vfwd_dir_stats {
 	uint64_t tx_burst_hist[VFWD_MAX_BURST + 1];
 };
 
+/* One stream's counters. Indexed by vfwd_stream_key(), which a re-plan
+ * does not change: a stream's counts can be summed over the lcores that
+ * carried it, before and after a plan moved it. Eight counters: one cache
+ * line per stream touched per burst. Per stream, as per direction:
+ * rx - (gro_in - gro_out) + segs_added = tx + drops whenever GRO holds
+ * nothing (vfwd_stream_out_expected). */
+struct vfwd_stream_stats {
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t drops;      /* every cause, as the dir's drops[] */
+	uint64_t gro_in;     /* segments given to GRO */
+	uint64_t gro_out;    /* packets that came out of it */
+	uint64_t segs_added; /* software segmentation: segments made less frames cut */
+};
+
+/* A stream receives on queue rx_queue of one port of pair; in the
+ * pipeline the work lcore that sends it uses the same key. */
+static inline uint16_t
+vfwd_stream_key(uint16_t pair, uint16_t rx_queue, uint8_t dir)
+{
+	return (uint16_t)((pair * VFWD_MAX_QUEUES + rx_queue) * VFWD_DIR_COUNT + dir);
+}
+
 /* Written only by its worker lcore, read (racily, word by word) by the
  * control plane: counters only grow, so a reader sees a slightly old value,
  * never a torn one (aligned 64-bit stores). */
 struct vfwd_lcore_stats {
 	struct vfwd_dir_stats dir[VFWD_DIR_COUNT];
+	struct vfwd_stream_stats stream[VFWD_MAX_STREAMS]; /* by vfwd_stream_key() */
 	uint64_t busy_tsc; /* rounds that moved at least one packet */
 	uint64_t idle_tsc; /* rounds in which every poll came back empty */
 	uint64_t rounds;
@@ -186,6 +212,17 @@ struct vfwd_summary {
 	double cycles_per_pkt;  /* busy cycles / packets actually sent on */
 };
 
+/* What a pair moved in one direction: its streams' counters summed over
+ * queues 0..nb_rxq-1, and the same law's expected output. */
+struct vfwd_pair_dir_summary {
+	struct vfwd_stream_stats sum;
+	uint64_t out_expected;
+};
+
+struct vfwd_pair_summary {
+	struct vfwd_pair_dir_summary dir[VFWD_DIR_COUNT];
+};
+
 void vfwd_stats_add(struct vfwd_lcore_stats *acc, const struct vfwd_lcore_stats *s);
 void vfwd_stats_sub(struct vfwd_lcore_stats *res, const struct vfwd_lcore_stats *a,
 		    const struct vfwd_lcore_stats *b);
@@ -193,6 +230,11 @@ void vfwd_stats_summarize(const struct vfwd_lcore_stats *s, struct vfwd_summary 
 /* Whether any counter of a is below b's: a read that went backwards
  * (counters only grow), never to be subtracted from. */
 bool vfwd_stats_behind(const struct vfwd_lcore_stats *a, const struct vfwd_lcore_stats *b);
+/* rx, less what GRO merged away, plus what segmentation added. */
+uint64_t vfwd_stream_out_expected(const struct vfwd_stream_stats *ss);
+/* Pair pair's streams on queues [0, nb_rxq) of s, per direction. */
+void vfwd_stats_pair_summarize(const struct vfwd_lcore_stats *s, uint16_t pair, uint16_t nb_rxq,
+			       struct vfwd_pair_summary *out);
 /* The k most frequent non-empty burst sizes of h (most frequent first).
  * Returns how many were found (<= k). */
 unsigned int vfwd_hist_top(const uint64_t *hist, unsigned int max_size, unsigned int k,

@@ -13,6 +13,9 @@
 /* struct vfwd_lcore_stats is all uint64_t counters (plus alignment
  * padding, which stays zero), so it is summed as an array. */
 static_assert(sizeof(struct vfwd_lcore_stats) % sizeof(uint64_t) == 0, "u64 only");
+/* every key vfwd_stream_key() can make has its slot */
+static_assert(VFWD_MAX_STREAMS == VFWD_MAX_PAIRS * VFWD_MAX_QUEUES * VFWD_DIR_COUNT,
+	      "stream keys");
 
 const char *const vfwd_drop_names[VFWD_DROP_COUNT] = {
 	"tx_full", "peer_down", "bad_gso", "bad_csum", "no_mbuf", "backlog", "ring", "oversize",
@@ -98,6 +101,36 @@ vfwd_stats_summarize(const struct vfwd_lcore_stats *s, struct vfwd_summary *out)
 	/* Divide by what was sent on, not by what was received: a run that
 	 * drops most of its packets must not look cheap per packet. */
 	out->cycles_per_pkt = ratio(s->busy_tsc, out->tx_pkts);
+}
+
+uint64_t
+vfwd_stream_out_expected(const struct vfwd_stream_stats *ss)
+{
+	return ss->rx_pkts - (ss->gro_in - ss->gro_out) + ss->segs_added;
+}
+
+void
+vfwd_stats_pair_summarize(const struct vfwd_lcore_stats *s, uint16_t pair, uint16_t nb_rxq,
+			  struct vfwd_pair_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (uint8_t d = 0; d < VFWD_DIR_COUNT; d++) {
+		struct vfwd_stream_stats *sum = &out->dir[d].sum;
+
+		for (uint16_t q = 0; q < nb_rxq && q < VFWD_MAX_QUEUES; q++) {
+			const struct vfwd_stream_stats *ss = &s->stream[vfwd_stream_key(pair, q, d)];
+
+			sum->rx_pkts += ss->rx_pkts;
+			sum->rx_bytes += ss->rx_bytes;
+			sum->tx_pkts += ss->tx_pkts;
+			sum->tx_bytes += ss->tx_bytes;
+			sum->drops += ss->drops;
+			sum->gro_in += ss->gro_in;
+			sum->gro_out += ss->gro_out;
+			sum->segs_added += ss->segs_added;
+		}
+		out->dir[d].out_expected = vfwd_stream_out_expected(sum);
+	}
 }
 
 unsigned int

@@ -87,20 +87,29 @@ sum_pkt_len(struct rte_mbuf **pkts, uint16_t n)
 	return bytes;
 }
 
+static inline struct vfwd_stream_stats *
+stream_stats(struct vfwd_worker *w, const struct vfwd_stream *s)
+{
+	return &w->stats.stream[vfwd_stream_key(s->pair, s->rx_queue, s->dir)];
+}
+
 /* ------------------------------------------------------------------ send */
 
 /* Send now, bytes being the total length; count it as sent or dropped. */
 static inline void
-tx_now(const struct vfwd_worker *w, const struct vfwd_stream *s, const struct vfwd_knobs *k,
+tx_now(struct vfwd_worker *w, const struct vfwd_stream *s, const struct vfwd_knobs *k,
        struct rte_mbuf **pkts, uint16_t n, uint64_t bytes, struct vfwd_dir_stats *d)
 {
+	struct vfwd_stream_stats *ss;
 	uint16_t nb_tx;
 
 	if (n == 0)
 		return;
+	ss = stream_stats(w, s);
 	if (unlikely(!stream_tx_ready(w, s))) {
 		rte_pktmbuf_free_bulk(pkts, n);
 		d->drops[VFWD_DROP_PEER_DOWN] += n;
+		ss->drops += n;
 		return;
 	}
 	d->tx_burst_hist[RTE_MIN(n, VFWD_MAX_BURST)]++;
@@ -120,16 +129,19 @@ tx_now(const struct vfwd_worker *w, const struct vfwd_stream *s, const struct vf
 		 * cause after the fact, a few ms late either way */
 		d->drops[w->port_state[s->tx_port].link_up ? VFWD_DROP_TX_FULL
 							   : VFWD_DROP_PEER_DOWN] += n - nb_tx;
+		ss->drops += n - nb_tx;
 	}
 	d->tx_bytes += bytes;
 	d->tx_pkts += nb_tx;
+	ss->tx_bytes += bytes;
+	ss->tx_pkts += nb_tx;
 }
 
 /* Tx batching (vhost_net's tx batching / OVS tx-flush-interval twin): the
  * hold goes out when tx_batch packets wait (in sends of tx_batch), when the
  * oldest waited tx_flush_us or when the stream's rx ran empty. */
 static inline void
-hold_flush(const struct vfwd_worker *w, const struct vfwd_stream *s, struct vfwd_tx_hold *h,
+hold_flush(struct vfwd_worker *w, const struct vfwd_stream *s, struct vfwd_tx_hold *h,
 	   const struct vfwd_knobs *k, struct vfwd_dir_stats *d)
 {
 	tx_now(w, s, k, h->pkts, h->n, h->bytes, d);
@@ -139,7 +151,7 @@ hold_flush(const struct vfwd_worker *w, const struct vfwd_stream *s, struct vfwd
 
 /* Hand what a stage produced to the tx side of stream i. */
 static inline void
-send_burst(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
+send_burst(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	   struct rte_mbuf **pkts, uint16_t n, uint64_t bytes, uint64_t now,
 	   struct vfwd_dir_stats *d)
 {
@@ -188,7 +200,7 @@ send_burst(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 /* After a visit: send the hold if the rx side ran empty, its time is up,
  * or batching was switched off. */
 static inline void
-hold_check(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool rx_empty,
+hold_check(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool rx_empty,
 	   uint64_t now, struct vfwd_dir_stats *d)
 {
 	struct vfwd_tx_hold *h = w->hold[i];
@@ -208,7 +220,7 @@ hold_check(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, 
 
 static inline uint16_t
 receive(const struct vfwd_stream *s, uint16_t want, struct rte_mbuf **pkts, uint64_t *bytes,
-	struct vfwd_dir_stats *d)
+	struct vfwd_dir_stats *d, struct vfwd_stream_stats *ss)
 {
 	uint16_t nb_rx = rte_eth_rx_burst(s->rx_port, s->rx_queue, pkts, want);
 
@@ -216,18 +228,33 @@ receive(const struct vfwd_stream *s, uint16_t want, struct rte_mbuf **pkts, uint
 	d->rx_burst_hist[nb_rx]++;
 	d->rx_pkts += nb_rx;
 	d->rx_bytes += *bytes;
+	ss->rx_pkts += nb_rx;
+	ss->rx_bytes += *bytes;
 	return nb_rx;
+}
+
+/* The drops vfwd_wire_tx_prepare() counts. It has the dir's counters
+ * only, not the stream's: the stream gets the difference across its
+ * calls. send_burst() never counts these causes, so a difference across
+ * a loop that also sends is still prepare's alone. */
+static inline uint64_t
+offload_drops(const struct vfwd_dir_stats *d)
+{
+	return d->drops[VFWD_DROP_BAD_GSO] + d->drops[VFWD_DROP_BAD_CSUM] +
+	       d->drops[VFWD_DROP_NO_MBUF] + d->drops[VFWD_DROP_OVERSIZE];
 }
 
 /* VM -> wire: what vhost_net + tap do with a guest's TSO frames and
  * partial checksums, then send. */
 static inline void
-process_to_wire(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
+process_to_wire(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 		struct rte_mbuf **pkts, uint16_t nb_rx, uint64_t bytes, uint64_t now,
 		struct vfwd_dir_stats *d)
 {
 	const struct vfwd_wire_tx *wtx = &w->offload[i].wire_tx;
 	struct rte_mbuf *out[VFWD_MAX_BURST + VFWD_GSO_MAX_SEGS];
+	struct vfwd_stream_stats *ss;
+	uint64_t lost, added;
 	uint16_t no = 0;
 	bool prep = false;
 
@@ -237,6 +264,9 @@ process_to_wire(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs
 		send_burst(w, i, k, pkts, nb_rx, bytes, now, d);
 		return;
 	}
+	ss = stream_stats(w, &w->streams[i]);
+	lost = offload_drops(d);
+	added = d->gso_segs - d->gso_sw_frames;
 	for (uint16_t j = 0; j < nb_rx; j++) {
 		if (no + VFWD_GSO_MAX_SEGS > (int)RTE_DIM(out)) {
 			send_burst(w, i, k, out, no, sum_pkt_len(out, no), now, d);
@@ -244,6 +274,8 @@ process_to_wire(const struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs
 		}
 		no += vfwd_wire_tx_prepare(wtx, pkts[j], out + no, RTE_DIM(out) - no, d);
 	}
+	ss->drops += offload_drops(d) - lost;
+	ss->segs_added += d->gso_segs - d->gso_sw_frames - added;
 	send_burst(w, i, k, out, no, sum_pkt_len(out, no), now, d);
 }
 
@@ -255,9 +287,11 @@ flush_held(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool a
 	struct rte_mbuf *out[VFWD_GRO_HOLD_MAX];
 	/* a timeout of 0 flushes everything */
 	uint64_t timeout = all ? 0 : k->gro.flush_us * (rte_get_tsc_hz() / 1000000);
+	uint64_t gro_out = d->gro_out; /* GRO counts for the dir: the stream's is the difference */
 	uint16_t n = vfwd_gro_flush(&w->offload[i].gro, timeout, now, out,
 				    RTE_DIM(out), d);
 
+	stream_stats(w, &w->streams[i])->gro_out += d->gro_out - gro_out;
 	send_burst(w, i, k, out, n, sum_pkt_len(out, n), now, d);
 	return n;
 }
@@ -284,8 +318,13 @@ process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 		moved = flush_held(w, i, k, all, now, d);
 	}
 	if (nb_rx && gro_on) {
+		struct vfwd_stream_stats *ss = stream_stats(w, s);
+		uint64_t gro_in = d->gro_in, gro_out = d->gro_out;
+
 		n = vfwd_gro_burst(gro, &k->gro, pkts, nb_rx, now, d);
 		bytes = sum_pkt_len(pkts, n); /* merging changed the headers */
+		ss->gro_in += d->gro_in - gro_in;
+		ss->gro_out += d->gro_out - gro_out;
 	}
 	send_burst(w, i, k, pkts, n, bytes, now, d);
 	return moved;
@@ -323,6 +362,7 @@ backlog_put(struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, uint16_t 
 	if (unlikely(q < n)) {
 		rte_pktmbuf_free_bulk(pkts + q, n - q);
 		d->drops[VFWD_DROP_BACKLOG] += n - q;
+		stream_stats(w, &w->streams[i])->drops += n - q;
 		w->stats.backlog_drops += n - q;
 	}
 }
@@ -484,9 +524,10 @@ pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
 		const struct vfwd_stream *s = &w->streams[i];
 		struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
+		struct vfwd_stream_stats *ss = stream_stats(w, s);
 		struct rte_mbuf *pkts[VFWD_MAX_BURST], *to[VFWD_MAX_BURST];
 		uint64_t bytes;
-		uint16_t n = receive(s, k->burst, pkts, &bytes, d);
+		uint16_t n = receive(s, k->burst, pkts, &bytes, d, ss);
 
 		nb += n;
 		for (uint16_t j = 0; j < n; j++)
@@ -508,6 +549,7 @@ pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
 			if (unlikely(q < m)) {
 				rte_pktmbuf_free_bulk(to + q, m - q);
 				d->drops[VFWD_DROP_RING] += m - q;
+				ss->drops += m - q;
 				w->stats.ring_drops += m - q;
 			}
 		}
@@ -557,6 +599,7 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 {
 	const struct vfwd_stream *s = &w->streams[i];
 	struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
+	struct vfwd_stream_stats *ss = stream_stats(w, s);
 	bool vhost_rx = w->port_state[s->rx_port].is_vhost;
 	uint32_t limit = k->rx_mode == VFWD_RX_POLL ? k->burst : k->napi_weight;
 	uint32_t taken = 0, moved = 0;
@@ -570,7 +613,7 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 		struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
 		uint16_t want = (uint16_t)RTE_MIN((uint32_t)k->burst, limit - taken);
 		uint64_t bytes;
-		uint16_t n = receive(s, want, pkts, &bytes, d);
+		uint16_t n = receive(s, want, pkts, &bytes, d, ss);
 
 		taken += n;
 		taken_bytes += bytes;

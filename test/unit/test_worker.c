@@ -38,6 +38,13 @@ static struct rte_ring *rx_ring[NB_PORTS], *tx_ring[NB_PORTS];
 static uint16_t port_id[NB_PORTS];
 static struct vfwd_port_state port_state[VFWD_MAX_PORTS];
 static struct vfwd_plan_lcore plan_lcore;
+/* two pairs of two-queue ports (mq_port[2p] the VM side of pair p), the
+ * last tx queue small enough to overflow */
+#define MQ_PORTS 4
+#define MQ_QUEUES 2
+#define SMALL_TX 32
+static struct rte_ring *mq_rx[MQ_PORTS][MQ_QUEUES], *mq_tx[MQ_PORTS][MQ_QUEUES];
+static uint16_t mq_port[MQ_PORTS];
 static struct vfwd_worker *worker; /* rte_zmalloc'd, as the app does */
 
 /* ------------------------------------------------------------ frames */
@@ -356,6 +363,191 @@ deferred_backlog_drain_bounded_by_round_budget(void)
 	worker_teardown(1);
 }
 
+/* ------------------------------------------------------ stream counters */
+
+static unsigned int
+mq_drain_tx(unsigned int p, unsigned int q)
+{
+	struct rte_mbuf *m;
+	unsigned int n = 0;
+
+	while (rte_ring_dequeue(mq_tx[p][q], (void **)&m) == 0) {
+		rte_pktmbuf_free(m);
+		n++;
+	}
+	return n;
+}
+
+/* What the test fed stream (pair, queue, dir): distinct per stream, so
+ * that a count landing under another key shows. */
+static unsigned int
+mq_fed(uint16_t pair, uint16_t q, uint8_t dir)
+{
+	return 3 + 5 * pair + 2 * q + dir;
+}
+
+/* Two pairs x two queues on one direct worker, both directions. Each
+ * stream counts what it received and sent under its own key; one that
+ * overflows its tx queue counts the drops, one through GRO counts its
+ * segments in and packets out; per stream rx - (gro_in - gro_out) = tx +
+ * drops, and the streams of each direction sum to the dir counters. */
+static void
+stream_counts_two_pairs_two_queues(void)
+{
+	struct vfwd_knobs k = deferred_knobs();
+	const struct vfwd_lcore_stats *st = &worker->stats;
+	const uint16_t overflow = vfwd_stream_key(1, 1, VFWD_DIR_VM_TO_WIRE);
+	const uint16_t merging = vfwd_stream_key(0, 1, VFWD_DIR_WIRE_TO_VM);
+	uint64_t sent[VFWD_MAX_STREAMS] = {0};
+	struct vfwd_stream_stats dir_sum[VFWD_DIR_COUNT];
+	unsigned int n = 0;
+
+	k.deliver = VFWD_DELIVER_DIRECT;
+	k.gro.mode = VFWD_GRO_LIGHT;
+	k.tx_retry = 0;
+	k.burst = 64; /* every stream's feed in one burst */
+	memset(&plan_lcore, 0, sizeof(plan_lcore));
+	plan_lcore.role = VFWD_ROLE_DIRECT;
+	for (uint16_t p = 0; p < 2; p++)
+		for (uint16_t q = 0; q < MQ_QUEUES; q++)
+			for (uint8_t d = 0; d < VFWD_DIR_COUNT; d++, n++) {
+				uint16_t vm = mq_port[2 * p], wire = mq_port[2 * p + 1];
+				bool to_wire = d == VFWD_DIR_VM_TO_WIRE;
+
+				plan_lcore.streams[n] = (struct vfwd_stream){
+					.rx_port = to_wire ? vm : wire, .rx_queue = q,
+					.tx_port = to_wire ? wire : vm, .tx_queue = q,
+					.dir = d, .pair = (uint8_t)p, .id = (uint16_t)n,
+				};
+			}
+	plan_lcore.nb_streams = (uint16_t)n;
+	memset(worker, 0, sizeof(*worker));
+	vfwd_worker_init(worker, rte_lcore_id(), &plan_lcore, port_state, &k);
+	RTE_VERIFY(vfwd_worker_offload_init(worker, pool, indirect_pool, 64, 0) == 0);
+
+	for (uint16_t i = 0; i < n; i++) {
+		const struct vfwd_stream *s = &plan_lcore.streams[i];
+		unsigned int rx_p = 2 * s->pair + (s->dir == VFWD_DIR_WIRE_TO_VM);
+		uint16_t key = vfwd_stream_key(s->pair, s->rx_queue, s->dir);
+		unsigned int want = key == overflow ? SMALL_TX + 8 : mq_fed(s->pair, s->rx_queue, s->dir);
+
+		for (unsigned int j = 0; j < want; j++)
+			RTE_VERIFY(rte_ring_enqueue(mq_rx[rx_p][s->rx_queue],
+						    key == merging ? tcp_seg(9, j) : udp_frame()) == 0);
+		sent[key] = want;
+	}
+	vfwd_worker_round(worker, &k, rte_rdtsc());
+
+	memset(dir_sum, 0, sizeof(dir_sum));
+	for (uint16_t i = 0; i < n; i++) {
+		const struct vfwd_stream *s = &plan_lcore.streams[i];
+		unsigned int tx_p = 2 * s->pair + (s->dir == VFWD_DIR_VM_TO_WIRE);
+		uint16_t key = vfwd_stream_key(s->pair, s->rx_queue, s->dir);
+		const struct vfwd_stream_stats *ss = &st->stream[key];
+		unsigned int out = mq_drain_tx(tx_p, s->rx_queue);
+
+		printf("# pair %u q%u %s: rx %lu tx %lu drops %lu gro %lu->%lu (tx ring %u)\n",
+		       s->pair, s->rx_queue, vfwd_dir_keys[s->dir], (unsigned long)ss->rx_pkts,
+		       (unsigned long)ss->tx_pkts, (unsigned long)ss->drops,
+		       (unsigned long)ss->gro_in, (unsigned long)ss->gro_out, out);
+		CHECK(ss->rx_pkts == sent[key]);
+		CHECK(ss->tx_pkts == out);
+		CHECK(ss->rx_pkts - (ss->gro_in - ss->gro_out) + ss->segs_added ==
+		      ss->tx_pkts + ss->drops);
+		CHECK(vfwd_stream_out_expected(ss) == ss->tx_pkts + ss->drops);
+		CHECK(ss->rx_bytes == (key == merging ? sent[key] * (HDRS + MSS) : sent[key] * 64));
+		if (key == overflow)
+			CHECK(ss->drops == 8 + 1 && ss->tx_pkts == SMALL_TX - 1);
+		else
+			CHECK(ss->drops == 0);
+		if (key == merging)
+			CHECK(ss->gro_in == sent[key] && ss->gro_out == 1 && ss->tx_pkts == 1);
+		else
+			CHECK(ss->gro_in == 0);
+		dir_sum[s->dir].rx_pkts += ss->rx_pkts;
+		dir_sum[s->dir].rx_bytes += ss->rx_bytes;
+		dir_sum[s->dir].tx_pkts += ss->tx_pkts;
+		dir_sum[s->dir].tx_bytes += ss->tx_bytes;
+		dir_sum[s->dir].drops += ss->drops;
+	}
+	for (uint8_t d = 0; d < VFWD_DIR_COUNT; d++) {
+		const struct vfwd_dir_stats *ds = &st->dir[d];
+		uint64_t drops = 0;
+
+		for (int c = 0; c < VFWD_DROP_COUNT; c++)
+			drops += ds->drops[c];
+		CHECK(dir_sum[d].rx_pkts == ds->rx_pkts && dir_sum[d].rx_bytes == ds->rx_bytes);
+		CHECK(dir_sum[d].tx_pkts == ds->tx_pkts && dir_sum[d].tx_bytes == ds->tx_bytes);
+		CHECK(dir_sum[d].drops == drops);
+	}
+	/* no key outside the plan's was written */
+	for (uint16_t key = 0; key < VFWD_MAX_STREAMS; key++)
+		if (sent[key] == 0)
+			CHECK(st->stream[key].rx_pkts == 0 && st->stream[key].tx_pkts == 0);
+	vfwd_worker_offload_fini(worker);
+}
+
+/* The pipeline: the rx lcore counts what it received under the stream's
+ * key, the work lcore what it sent (and the ring's drops) under the same
+ * key, though its stream sends on its own tx queue. Summed over both
+ * lcores, as the reports do, the stream's counts add up. */
+static void
+stream_counts_across_pipeline(void)
+{
+	static struct vfwd_worker *rx_w, *work_w;
+	struct vfwd_knobs k = deferred_knobs();
+	struct vfwd_plan_lcore rx_pl, work_pl;
+	struct vfwd_lcore_stats sum;
+	struct rte_ring *ring = rte_ring_create("t_pipe", 64, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	const uint16_t key = vfwd_stream_key(1, 1, VFWD_DIR_VM_TO_WIRE);
+	unsigned int out;
+
+	k.deliver = VFWD_DELIVER_DIRECT;
+	k.gro.enabled = false;
+	rx_w = rte_zmalloc("t_rx_w", sizeof(*rx_w), RTE_CACHE_LINE_SIZE);
+	work_w = rte_zmalloc("t_work_w", sizeof(*work_w), RTE_CACHE_LINE_SIZE);
+	RTE_VERIFY(ring && rx_w && work_w);
+	memset(&rx_pl, 0, sizeof(rx_pl));
+	rx_pl.role = VFWD_ROLE_RX;
+	rx_pl.nb_streams = 1;
+	rx_pl.streams[0] = (struct vfwd_stream){
+		.rx_port = mq_port[2], .rx_queue = 1, .tx_port = mq_port[3], .tx_queue = 1,
+		.dir = VFWD_DIR_VM_TO_WIRE, .pair = 1, .id = 0,
+	};
+	work_pl = rx_pl;
+	work_pl.role = VFWD_ROLE_WORK;
+	work_pl.streams[0].tx_queue = 0; /* the work lcore's own tx queue */
+	vfwd_worker_init(rx_w, 1, &rx_pl, port_state, &k);
+	vfwd_worker_init(work_w, 2, &work_pl, port_state, &k);
+	rx_w->nb_rings = work_w->nb_rings = 1;
+	rx_w->rings[0] = work_w->rings[0] = ring;
+	RTE_VERIFY(vfwd_worker_offload_init(work_w, pool, indirect_pool, 64, 0) == 0);
+
+	/* 100 in, the ring takes 63: 37 dropped at the rx lcore */
+	for (unsigned int j = 0; j < 100; j++)
+		RTE_VERIFY(rte_ring_enqueue(mq_rx[2][1], udp_frame()) == 0);
+	k.burst = 100;
+	vfwd_worker_round(rx_w, &k, rte_rdtsc());
+	while (vfwd_worker_round(work_w, &k, rte_rdtsc()) != 0)
+		;
+	out = mq_drain_tx(3, 0);
+	memset(&sum, 0, sizeof(sum));
+	vfwd_stats_add(&sum, &rx_w->stats);
+	vfwd_stats_add(&sum, &work_w->stats);
+	printf("# pipeline pair 1 q1: rx lcore rx %lu drops %lu, work lcore tx %lu, port got %u\n",
+	       (unsigned long)rx_w->stats.stream[key].rx_pkts,
+	       (unsigned long)rx_w->stats.stream[key].drops,
+	       (unsigned long)work_w->stats.stream[key].tx_pkts, out);
+	CHECK(rx_w->stats.stream[key].rx_pkts == 100 && rx_w->stats.stream[key].tx_pkts == 0);
+	CHECK(work_w->stats.stream[key].rx_pkts == 0 && work_w->stats.stream[key].tx_pkts == out);
+	CHECK(out == 63 && sum.stream[key].drops == 37);
+	CHECK(sum.stream[key].rx_pkts == sum.stream[key].tx_pkts + sum.stream[key].drops);
+	vfwd_worker_offload_fini(work_w);
+	rte_free(rx_w);
+	rte_free(work_w);
+	rte_ring_free(ring);
+}
+
 /* ---------------------------------------------- counters and re-init */
 
 /* What control does on a re-plan (app/control.c, vfwd_ctl_plan): keep the
@@ -538,6 +730,37 @@ ports_init(void)
 		port_state[port_id[p]].max_frame = 1514;
 		port_state[port_id[p]].tx_multi_seg = true;
 	}
+	for (unsigned int p = 0; p < MQ_PORTS; p++) {
+		int ret;
+
+		for (unsigned int q = 0; q < MQ_QUEUES; q++) {
+			bool small = p == MQ_PORTS - 1 && q == MQ_QUEUES - 1;
+
+			snprintf(name, sizeof(name), "t_mqrx%u_%u", p, q);
+			mq_rx[p][q] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+			snprintf(name, sizeof(name), "t_mqtx%u_%u", p, q);
+			mq_tx[p][q] = rte_ring_create(name, small ? SMALL_TX : RING_SIZE, 0,
+						      RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (mq_rx[p][q] == NULL || mq_tx[p][q] == NULL)
+				return -1;
+		}
+		snprintf(name, sizeof(name), "tmq%u", p);
+		ret = rte_eth_from_rings(name, mq_rx[p], MQ_QUEUES, mq_tx[p], MQ_QUEUES, 0);
+		if (ret < 0)
+			return -1;
+		mq_port[p] = (uint16_t)ret;
+		if (rte_eth_dev_configure(mq_port[p], MQ_QUEUES, MQ_QUEUES, &conf) != 0)
+			return -1;
+		for (uint16_t q = 0; q < MQ_QUEUES; q++)
+			if (rte_eth_rx_queue_setup(mq_port[p], q, RING_SIZE, 0, NULL, pool) != 0 ||
+			    rte_eth_tx_queue_setup(mq_port[p], q, RING_SIZE, 0, NULL) != 0)
+				return -1;
+		if (rte_eth_dev_start(mq_port[p]) != 0)
+			return -1;
+		port_state[mq_port[p]].guest_gso = 1;
+		port_state[mq_port[p]].max_frame = 1514;
+		port_state[mq_port[p]].tx_multi_seg = true;
+	}
 	return 0;
 }
 
@@ -567,6 +790,8 @@ main(int argc, char **argv)
 	RUN(deferred_busy_stream_gro_times_out);
 	RUN(deferred_backlog_keeps_up_with_3_streams);
 	RUN(deferred_backlog_drain_bounded_by_round_budget);
+	RUN(stream_counts_two_pairs_two_queues);
+	RUN(stream_counts_across_pipeline);
 	RUN(stats_never_zero_under_reinit);
 	RUN(stats_read_retries_during_reinit);
 	RUN(no_mbuf_leaked);
@@ -577,6 +802,14 @@ main(int argc, char **argv)
 		rte_eth_dev_close(port_id[p]);
 		rte_ring_free(rx_ring[p]);
 		rte_ring_free(tx_ring[p]);
+	}
+	for (unsigned int p = 0; p < MQ_PORTS; p++) {
+		rte_eth_dev_stop(mq_port[p]);
+		rte_eth_dev_close(mq_port[p]);
+		for (unsigned int q = 0; q < MQ_QUEUES; q++) {
+			rte_ring_free(mq_rx[p][q]);
+			rte_ring_free(mq_tx[p][q]);
+		}
 	}
 	rte_mempool_free(pool);
 	rte_mempool_free(indirect_pool);
