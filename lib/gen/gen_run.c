@@ -27,6 +27,7 @@ gen_conf_defaults(struct gen_conf *c)
 	c->port[GEN_SIDE_WIRE] = 1;
 	c->frame_len = 64 - GEN_FCS_LEN;
 	c->flows = 1;
+	c->queues = 1;
 	c->duration_s = 5;
 	c->drain_ms = 500;
 	c->timeout_s = 120;
@@ -133,8 +134,46 @@ tcp_wrap_units(uint32_t mss)
 struct built {
 	struct rte_mbuf *pkts[GEN_BURST_MAX + 2];
 	uint32_t units[GEN_BURST_MAX + 2]; /* 0: a copy (inject_dup) */
+	uint8_t q[GEN_BURST_MAX + 2];      /* the tx queue: its flow's */
 	uint16_t n;
 };
+
+/* the tx queue of this generator's flow number local */
+static uint8_t
+local_txq(const struct gen_conf *c, uint32_t local)
+{
+	return (uint8_t)gen_flow_txq(c, c->flow_base + local);
+}
+
+/* Hands pkts[0..n) to port, each on its queue q[i] and in order within
+ * each queue (a flow's order is its queue's); taken[i] says which the
+ * port took, q_frames[] counts them per queue. How many it took. */
+static uint16_t
+tx_by_queue(uint16_t port, uint16_t queues, struct rte_mbuf **pkts, const uint8_t *q,
+	    uint16_t n, bool *taken, uint64_t *q_frames)
+{
+	struct rte_mbuf *one_q[GEN_BURST_MAX + 2];
+	uint16_t at[GEN_BURST_MAX + 2], all = 0;
+
+	for (uint16_t qi = 0; qi < queues; qi++) {
+		uint16_t k = 0, sent;
+
+		for (uint16_t i = 0; i < n; i++) {
+			if (q[i] == qi) {
+				one_q[k] = pkts[i];
+				at[k++] = i;
+			}
+		}
+		if (k == 0)
+			continue;
+		sent = rte_eth_tx_burst(port, qi, one_q, k);
+		for (uint16_t j = 0; j < k; j++)
+			taken[at[j]] = j < sent;
+		q_frames[qi] += sent;
+		all += sent;
+	}
+	return all;
+}
 
 enum { INJ_DROP = 1, INJ_REORDER = 2, INJ_DUP = 4, INJ_CORRUPT = 8 };
 
@@ -157,12 +196,13 @@ build_one(struct gen_ctx *ctx, enum gen_dir d, uint8_t kind, uint32_t flow, uint
 	const struct gen_conf *c = &ctx->conf;
 	struct gen_dir_state *ds = &ctx->dir[d];
 	uint64_t seq = ds->next_seq[flow];
+	uint32_t wire_flow = c->flow_base + flow; /* flow: the index of the per-flow state */
 	struct rte_mbuf *m;
 	uint8_t *frame;
 
 	if (c->profile != GEN_PROFILE_TCP) {
 		struct gen_udp_frame f = {.len = c->frame_len, .kind = kind, .dir = d,
-					  .flow = flow, .seq = seq, .tsc = now};
+					  .flow = wire_flow, .seq = seq, .tsc = now};
 
 		m = rte_pktmbuf_alloc(ctx->pool);
 		if (m == NULL)
@@ -173,7 +213,7 @@ build_one(struct gen_ctx *ctx, enum gen_dir d, uint8_t kind, uint32_t flow, uint
 	} else {
 		uint64_t wrap = tcp_wrap_units(c->mss), at = seq % wrap;
 		uint32_t k = (c->tso > 1 && gen_src_side(d) == GEN_SIDE_VM) ? c->tso : 1;
-		struct gen_tcp_frame f = {.dir = d, .flow = flow, .off = at * c->mss};
+		struct gen_tcp_frame f = {.dir = d, .flow = wire_flow, .off = at * c->mss};
 
 		if (at + k > wrap)
 			k = (uint32_t)(wrap - at);
@@ -208,7 +248,7 @@ build_one(struct gen_ctx *ctx, enum gen_dir d, uint8_t kind, uint32_t flow, uint
 }
 
 /* Up to n new frames of direction d (flows in turn), with the deliberate
- * faults of the configuration applied. */
+ * faults of the configuration applied; each with its flow's tx queue. */
 static void
 build_frames(struct gen_ctx *ctx, enum gen_dir d, uint8_t kind, uint16_t n, uint64_t now,
 	     struct built *b)
@@ -217,6 +257,7 @@ build_frames(struct gen_ctx *ctx, enum gen_dir d, uint8_t kind, uint16_t n, uint
 	struct gen_dir_state *ds = &ctx->dir[d];
 	struct rte_mbuf *late = NULL;
 	uint32_t late_units = 0;
+	uint8_t late_q = 0;
 
 	b->n = 0;
 	for (uint16_t i = 0; i < n; i++) {
@@ -240,6 +281,7 @@ build_frames(struct gen_ctx *ctx, enum gen_dir d, uint8_t kind, uint16_t n, uint
 			/* its flow's next frame is in this burst: it goes after it */
 			late = ds->held;
 			late_units = ds->held_units;
+			late_q = local_txq(c, ds->held_flow);
 			ds->held = NULL;
 		}
 		if (inject_now(ds, INJ_REORDER, c->inject_reorder, flow, seq, units)) {
@@ -249,6 +291,7 @@ build_frames(struct gen_ctx *ctx, enum gen_dir d, uint8_t kind, uint16_t n, uint
 			continue;
 		}
 		b->pkts[b->n] = m;
+		b->q[b->n] = local_txq(c, flow);
 		b->units[b->n++] = units;
 		if (inject_now(ds, INJ_DUP, c->inject_dup, flow, seq, units)) {
 			struct rte_mbuf *copy = rte_pktmbuf_copy(m, ctx->pool, 0, UINT32_MAX);
@@ -258,28 +301,45 @@ build_frames(struct gen_ctx *ctx, enum gen_dir d, uint8_t kind, uint16_t n, uint
 				copy->tso_segsz = m->tso_segsz;
 				copy->tx_offload = m->tx_offload;
 				b->pkts[b->n] = copy;
+				b->q[b->n] = local_txq(c, flow);
 				b->units[b->n++] = 0;
 			}
 		}
 	}
 	if (late != NULL) {
 		b->pkts[b->n] = late;
+		b->q[b->n] = late_q;
 		b->units[b->n++] = late_units;
 	}
 }
 
-/* Hands frames to the port; what it refuses waits in pending[] and goes
- * first next time, so that a busy port leaves no gaps and no reordering. */
+/* Hands frames to the port, each on its flow's queue; what a queue
+ * refuses waits in pending[] (in the order built) and goes first next
+ * time, so that a busy port leaves no gaps and no reordering. One full
+ * queue holds the others back until it takes its frames: slower, never
+ * out of order. */
 static void
 send_frames(struct gen_ctx *ctx, enum gen_dir d, struct built *b, uint64_t now)
 {
 	struct gen_dir_state *ds = &ctx->dir[d];
 	uint16_t port = ctx->conf.port[gen_src_side(d)];
-	uint16_t sent = b->n ? rte_eth_tx_burst(port, 0, b->pkts, b->n) : 0;
+	bool taken[GEN_BURST_MAX + 2];
+	uint32_t len[GEN_BURST_MAX + 2];
+	uint16_t sent;
 
-	for (uint16_t i = 0; i < sent; i++) {
-		ds->tx.units += b->units[i];
-		ds->tx.bytes += rte_pktmbuf_pkt_len(b->pkts[i]);
+	/* a frame the port took is its own: it may be freed before we look */
+	for (uint16_t i = 0; i < b->n; i++)
+		len[i] = rte_pktmbuf_pkt_len(b->pkts[i]);
+	sent = tx_by_queue(port, ctx->conf.queues, b->pkts, b->q, b->n, taken, ds->tx.q_frames);
+	for (uint16_t i = 0; i < b->n; i++) {
+		if (taken[i]) {
+			ds->tx.units += b->units[i];
+			ds->tx.bytes += len[i];
+			continue;
+		}
+		ds->pending[ds->pending_n] = b->pkts[i];
+		ds->pending_units[ds->pending_n] = b->units[i];
+		ds->pending_q[ds->pending_n++] = b->q[i];
 	}
 	ds->tx.frames += sent;
 	if (sent > 0) {
@@ -287,12 +347,8 @@ send_frames(struct gen_ctx *ctx, enum gen_dir d, struct built *b, uint64_t now)
 			ds->tx.first_tsc = now;
 		ds->tx.last_tsc = now;
 	}
-	if (sent < b->n) {
+	if (sent < b->n)
 		ds->tx.refused++;
-		ds->pending_n = b->n - sent;
-		memcpy(ds->pending, b->pkts + sent, ds->pending_n * sizeof(b->pkts[0]));
-		memcpy(ds->pending_units, b->units + sent, ds->pending_n * sizeof(b->units[0]));
-	}
 }
 
 /* the frames refused last time, before anything new */
@@ -307,6 +363,7 @@ send_pending(struct gen_ctx *ctx, enum gen_dir d, uint64_t now)
 	b.n = ds->pending_n;
 	memcpy(b.pkts, ds->pending, b.n * sizeof(b.pkts[0]));
 	memcpy(b.units, ds->pending_units, b.n * sizeof(b.units[0]));
+	memcpy(b.q, ds->pending_q, b.n * sizeof(b.q[0]));
 	ds->pending_n = 0;
 	send_frames(ctx, d, &b, now);
 	return ds->pending_n == 0;
@@ -403,43 +460,34 @@ tcp_unwrap(uint64_t next, uint64_t unit32, uint64_t wrap)
 	return u;
 }
 
-/* Checks one frame that arrived for direction d and counts it. Returns
- * the parsed frame when it is a good one of that direction. */
-static bool
-account(struct gen_ctx *ctx, enum gen_dir d, uint8_t want_kind, struct rte_mbuf *m,
-	uint64_t now, struct gen_rx_frame *f)
+bool
+gen_account(const struct gen_conf *c, struct gen_dir_state *ds, enum gen_dir d,
+	    uint8_t want_kind, const uint8_t *frame, uint32_t len, enum gen_csum_hint iph,
+	    enum gen_csum_hint l4h, uint16_t q, uint64_t now, struct gen_rx_frame *f)
 {
-	const struct gen_conf *c = &ctx->conf;
-	struct gen_dir_state *ds = &ctx->dir[d];
 	struct gen_rx_stats *rx = &ds->rx;
-	uint32_t len = rte_pktmbuf_pkt_len(m);
-	const uint8_t *frame;
 	enum gen_verdict v;
+	uint32_t local = 0;
 
-	if (len > SCRATCH_LEN) {
-		rx->bad_header++;
-		rx->corrupt_units++;
-		return false;
-	}
-	frame = rte_pktmbuf_read(m, 0, len, ds->scratch);
-	if (frame == NULL) {
-		rx->bad_header++;
-		rx->corrupt_units++;
-		return false;
-	}
 	memset(f, 0, sizeof(*f));
 	f->units = 1;
 	if (c->profile == GEN_PROFILE_TCP)
-		v = gen_parse_tcp(frame, len, c->mss, &c->shape, ip_hint(m), l4_hint(m), f);
+		v = gen_parse_tcp(frame, len, c->mss, &c->shape, iph, l4h, f);
 	else
-		v = gen_parse_udp(frame, len, &c->shape, ip_hint(m), l4_hint(m), f);
+		v = gen_parse_udp(frame, len, &c->shape, iph, l4h, f);
 	if (v == GEN_NOT_OURS) {
 		rx->not_ours++;
 		return false;
 	}
+	/* good, but another generator's flow: cross-talk through the
+	 * forwarder, not a unit of ours received, lost or spoiled */
+	if (v == GEN_OK && !gen_flow_local(c, f->flow, &local)) {
+		rx->foreign++;
+		return false;
+	}
 	rx->frames++;
+	rx->q_frames[q]++;
 	rx->bytes += len;
-	rx->multi_seg += m->nb_segs > 1;
 	if (len > rx->max_frame)
 		rx->max_frame = len;
 	if (rx->first_tsc == 0)
@@ -449,8 +497,6 @@ account(struct gen_ctx *ctx, enum gen_dir d, uint8_t want_kind, struct rte_mbuf 
 	if (v == GEN_OK && (f->dir != (want_kind == GEN_KIND_RR_RESP ? reverse(d) : d) ||
 			    (want_kind && f->kind != want_kind)))
 		v = GEN_NOT_OURS; /* ours, but not meant to arrive here */
-	if (v == GEN_OK && f->flow >= c->flows)
-		v = GEN_BAD_HEADER;
 	if (v == GEN_NOT_OURS) {
 		/* not sent this way: no units of this direction spoiled */
 		rx->wrong_dir++;
@@ -469,10 +515,10 @@ account(struct gen_ctx *ctx, enum gen_dir d, uint8_t want_kind, struct rte_mbuf 
 	}
 	rx->payload += f->payload;
 	if (c->profile == GEN_PROFILE_TCP)
-		f->seq = tcp_unwrap(ds->track[f->flow].next, f->seq, tcp_wrap_units(c->mss));
+		f->seq = tcp_unwrap(ds->track[local].next, f->seq, tcp_wrap_units(c->mss));
 	f->new_units = 0;
 	for (uint64_t u = f->seq; u < f->seq + f->units; u++) {
-		switch (gen_track(&ds->track[f->flow], u)) {
+		switch (gen_track(&ds->track[local], u)) {
 		case GEN_SEEN_NEW: f->new_units++; break;
 		case GEN_SEEN_LATE: f->new_units++; rx->units_late++; break;
 		case GEN_SEEN_DUP: rx->units_dup++; break;
@@ -481,6 +527,36 @@ account(struct gen_ctx *ctx, enum gen_dir d, uint8_t want_kind, struct rte_mbuf 
 	}
 	rx->units_new += f->new_units;
 	return true;
+}
+
+/* Checks one frame that arrived for direction d on rx queue q and counts
+ * it. Returns the parsed frame when it is a good one of that direction. */
+static bool
+account(struct gen_ctx *ctx, enum gen_dir d, uint8_t want_kind, struct rte_mbuf *m, uint16_t q,
+	uint64_t now, struct gen_rx_frame *f)
+{
+	struct gen_dir_state *ds = &ctx->dir[d];
+	struct gen_rx_stats *rx = &ds->rx;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	const uint8_t *frame;
+	uint64_t ours = rx->frames;
+	bool good;
+
+	if (len > SCRATCH_LEN) {
+		rx->bad_header++;
+		rx->corrupt_units++;
+		return false;
+	}
+	frame = rte_pktmbuf_read(m, 0, len, ds->scratch);
+	if (frame == NULL) {
+		rx->bad_header++;
+		rx->corrupt_units++;
+		return false;
+	}
+	good = gen_account(&ctx->conf, ds, d, want_kind, frame, len, ip_hint(m), l4_hint(m), q,
+			   now, f);
+	rx->multi_seg += rx->frames != ours && m->nb_segs > 1;
+	return good;
 }
 
 /* ---- the tasks ---- */
@@ -527,6 +603,7 @@ send_held(struct gen_ctx *ctx, enum gen_dir d, uint64_t now)
 
 	b.pkts[0] = ds->held;
 	b.units[0] = ds->held_units;
+	b.q[0] = local_txq(&ctx->conf, ds->held_flow);
 	b.n = 1;
 	ds->held = NULL;
 	send_frames(ctx, d, &b, now);
@@ -577,20 +654,22 @@ do_recv(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *st, ui
 {
 	struct rte_mbuf *pkts[GEN_BURST_MAX];
 	struct gen_rx_frame f;
-	uint16_t n = rte_eth_rx_burst(ctx->conf.port[t->side], 0, pkts, ctx->conf.burst);
 	bool done = ctx->tx_done[t->dir];
-
-	/* the loop's now may predate what a task on this lcore just sent */
-	uint64_t arrived = n > 0 ? rte_rdtsc() : now;
 	uint64_t ours = ctx->dir[t->dir].rx.frames;
 
-	for (uint16_t i = 0; i < n; i++) {
-		if (account(ctx, t->dir, ctx->conf.profile == GEN_PROFILE_TCP ? 0 : GEN_KIND_UDP,
-			    pkts[i], now, &f) && f.tsc != 0 && f.tsc <= arrived)
-			gen_hist_add(&ctx->dir[t->dir].rx.latency, arrived - f.tsc);
+	for (uint16_t q = 0; q < ctx->conf.queues; q++) {
+		uint16_t n = rte_eth_rx_burst(ctx->conf.port[t->side], q, pkts, ctx->conf.burst);
+		/* the loop's now may predate what a task on this lcore just sent */
+		uint64_t arrived = n > 0 ? rte_rdtsc() : now;
+
+		for (uint16_t i = 0; i < n; i++) {
+			if (account(ctx, t->dir, ctx->conf.profile == GEN_PROFILE_TCP ? 0 : GEN_KIND_UDP,
+				    pkts[i], q, now, &f) && f.tsc != 0 && f.tsc <= arrived)
+				gen_hist_add(&ctx->dir[t->dir].rx.latency, arrived - f.tsc);
+		}
+		if (n > 0)
+			rte_pktmbuf_free_bulk(pkts, n);
 	}
-	if (n > 0)
-		rte_pktmbuf_free_bulk(pkts, n);
 	/* other traffic (a kernel's chatter) does not hold the drain open */
 	if (done && ctx->dir[t->dir].rx.frames != ours)
 		st->quiet_since = now;
@@ -606,24 +685,26 @@ do_rr_client(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *s
 	uint64_t timeout = (uint64_t)(c->rr_timeout_ms * (double)ctx->hz / 1e3);
 	struct rte_mbuf *pkts[GEN_BURST_MAX];
 	struct gen_rx_frame f;
-	uint16_t n = rte_eth_rx_burst(c->port[t->side], 0, pkts, c->burst);
 	struct built b;
 	uint64_t before;
 	bool over;
 
-	uint64_t arrived = n > 0 ? rte_rdtsc() : now;
+	for (uint16_t q = 0; q < c->queues; q++) {
+		uint16_t n = rte_eth_rx_burst(c->port[t->side], q, pkts, c->burst);
+		uint64_t arrived = n > 0 ? rte_rdtsc() : now;
 
-	for (uint16_t i = 0; i < n; i++) {
-		if (!account(ctx, back, GEN_KIND_RR_RESP, pkts[i], now, &f))
-			continue;
-		if (f.tsc <= arrived)
-			gen_hist_add(&ctx->dir[back].rx.latency, arrived - f.tsc);
-		if (st->in_flight > 0)
-			st->in_flight--;
-		st->last_answer = now;
+		for (uint16_t i = 0; i < n; i++) {
+			if (!account(ctx, back, GEN_KIND_RR_RESP, pkts[i], q, now, &f))
+				continue;
+			if (f.tsc <= arrived)
+				gen_hist_add(&ctx->dir[back].rx.latency, arrived - f.tsc);
+			if (st->in_flight > 0)
+				st->in_flight--;
+			st->last_answer = now;
+		}
+		if (n > 0)
+			rte_pktmbuf_free_bulk(pkts, n);
 	}
-	if (n > 0)
-		rte_pktmbuf_free_bulk(pkts, n);
 	if (st->in_flight > 0 && now - st->last_answer > timeout) {
 		/* lost on the way there or back: counted by the receivers */
 		ctx->dir[back].rx.rr_timeouts += st->in_flight;
@@ -661,41 +742,56 @@ do_rr_server(struct gen_ctx *ctx, const struct gen_task *t, struct task_state *s
 	enum gen_dir back = reverse(t->dir);
 	struct gen_tx_stats *tx = &ctx->dir[back].tx;
 	struct rte_mbuf *pkts[GEN_BURST_MAX], *answers[GEN_BURST_MAX];
+	uint8_t answer_q[GEN_BURST_MAX];
+	uint32_t answer_len[GEN_BURST_MAX];
+	bool taken[GEN_BURST_MAX];
 	struct gen_rx_frame f;
-	uint16_t n = rte_eth_rx_burst(c->port[t->side], 0, pkts, c->burst), k = 0, sent;
-	bool done = ctx->tx_done[t->dir];
+	bool done = ctx->tx_done[t->dir], answered = false;
 
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
+	for (uint16_t q = 0; q < c->queues; q++) {
+		uint16_t n = rte_eth_rx_burst(c->port[t->side], q, pkts, c->burst), k = 0, sent;
 
-		/* a duplicate request is counted, not answered again */
-		if (!account(ctx, t->dir, GEN_KIND_RR_REQ, m, now, &f) || f.new_units == 0 ||
-		    m->nb_segs != 1 || rte_mbuf_refcnt_read(m) != 1) {
-			rte_pktmbuf_free(m);
-			continue;
+		for (uint16_t i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+
+			/* a duplicate request is counted, not answered again */
+			if (!account(ctx, t->dir, GEN_KIND_RR_REQ, m, q, now, &f) ||
+			    f.new_units == 0 || m->nb_segs != 1 || rte_mbuf_refcnt_read(m) != 1) {
+				rte_pktmbuf_free(m);
+				continue;
+			}
+			gen_udp_to_response(rte_pktmbuf_mtod(m, uint8_t *), &c->shape,
+					    rte_pktmbuf_pkt_len(m));
+			m->ol_flags = 0;
+			/* an answer is a frame of its flow: on the flow's queue */
+			answer_q[k] = (uint8_t)gen_flow_txq(c, f.flow);
+			answer_len[k] = rte_pktmbuf_pkt_len(m); /* the port's once taken */
+			answers[k++] = m;
 		}
-		gen_udp_to_response(rte_pktmbuf_mtod(m, uint8_t *), &c->shape,
-				    rte_pktmbuf_pkt_len(m));
-		m->ol_flags = 0;
-		answers[k++] = m;
+		if (k == 0)
+			continue;
+		answered = true;
+		sent = tx_by_queue(c->port[t->side], c->queues, answers, answer_q, k, taken,
+				   tx->q_frames);
+		tx->frames += sent;
+		tx->units += sent;
+		if (sent > 0) {
+			if (tx->first_tsc == 0)
+				tx->first_tsc = now;
+			tx->last_tsc = now;
+		}
+		for (uint16_t i = 0; i < k; i++) {
+			if (taken[i]) {
+				tx->bytes += answer_len[i];
+				continue;
+			}
+			/* an answer the port refused is not sent again: the client's
+			 * timeout recovers, the transaction is counted lost */
+			tx->dropped++;
+			rte_pktmbuf_free(answers[i]);
+		}
 	}
-	sent = k ? rte_eth_tx_burst(c->port[t->side], 0, answers, k) : 0;
-	for (uint16_t i = 0; i < sent; i++)
-		tx->bytes += rte_pktmbuf_pkt_len(answers[i]);
-	tx->frames += sent;
-	tx->units += sent;
-	if (sent > 0) {
-		if (tx->first_tsc == 0)
-			tx->first_tsc = now;
-		tx->last_tsc = now;
-	}
-	if (sent < k) {
-		/* an answer the port refused is not sent again: the client's
-		 * timeout recovers, the transaction is counted lost */
-		tx->dropped += k - sent;
-		rte_pktmbuf_free_bulk(answers + sent, k - sent);
-	}
-	if (k > 0 && done)
+	if (answered && done)
 		st->quiet_since = now;
 	st->finished = drained(ctx, done, st, now);
 	if (st->finished)

@@ -6,7 +6,9 @@
  *
  * Frames (IPv4, the 198.18.0.0/15 benchmark range: VM side .18.0.1, wire
  * side .19.0.1; or IPv6, 2001:2::12:1 and 2001:2::13:1; untagged or on one
- * VLAN; flow f = source port 1024 + f):
+ * VLAN; flow f = source port 1024 + f; a generator's flows are
+ * flow_base..flow_base + flows - 1, so that several generators through one
+ * forwarder send traffic told apart by its flows):
  *   udp, rr: an 18-byte header after the UDP header (magic, kind, the
  *            direction, the flow's sequence number, the send TSC), then a
  *            pattern keyed by (direction, flow, sequence): a frame glued
@@ -17,7 +19,12 @@
  *            byte. A unit is one MSS of the stream; a merged frame carries
  *            several.
  * The receiver follows each flow's units: new, late (reordered), duplicate.
+ * A good frame of another generator's flow is foreign (cross-talk).
  * Lost = sent - new - corrupted, when the run has drained.
+ *
+ * Queues: both ports have the same number of rx and tx queues; flow f is
+ * always sent on tx queue f % queues (one flow, one queue: its order is
+ * the queue's), and every rx queue is polled.
  */
 #ifndef VFWD_GEN_H
 #define VFWD_GEN_H
@@ -58,7 +65,9 @@ extern const char *const gen_profile_names[];
 #define GEN_META_LEN 18u   /* magic 1, kind|dir 1, seq 8, tsc 8 */
 #define GEN_MIN_FRAME (GEN_HDRS_UDP + GEN_META_LEN) /* 64 B on the wire with the FCS */
 #define GEN_FCS_LEN 4u     /* sizes are given as on the wire (RFC 2544); mbufs lack the FCS */
-#define GEN_MAX_FLOWS 64512u /* source ports 1024..65535 */
+#define GEN_MAX_FLOWS 64512u /* source ports 1024..65535: flow_base + flows at most this */
+#define GEN_MAX_FLOW_BASE 65000u /* the option's range; the sum above is the real limit */
+#define GEN_MAX_QUEUES 16u
 #define GEN_FLOW_PORT 1024u
 #define GEN_UDP_PORT 5001u
 #define GEN_RR_PORT 7u
@@ -184,6 +193,8 @@ struct gen_conf {
 	struct gen_shape shape;
 	uint16_t frame_len;      /* udp, rr */
 	uint32_t flows;
+	uint32_t flow_base;      /* this generator's flows: flow_base..flow_base + flows - 1 */
+	uint16_t queues;         /* rx and tx queues of each port, 1..GEN_MAX_QUEUES */
 	double rate_pps;         /* per direction (rr: transactions/s); 0 = as fast as it goes */
 	uint64_t count;          /* per direction (tcp: frames); 0 = for duration_s */
 	double duration_s;
@@ -203,6 +214,25 @@ struct gen_conf {
 
 void gen_conf_defaults(struct gen_conf *c);
 
+/* the tx queue flow f (as on the wire: source port 1024 + f) is sent on:
+ * always the same one, so that a flow's frames keep their order */
+static inline uint16_t
+gen_flow_txq(const struct gen_conf *c, uint32_t flow)
+{
+	return (uint16_t)(flow % c->queues);
+}
+
+/* Whether flow f (as on the wire) is one of this generator's; if so, its
+ * index among them (the per-flow state's) in *local. */
+static inline bool
+gen_flow_local(const struct gen_conf *c, uint32_t flow, uint32_t *local)
+{
+	if (flow < c->flow_base || flow - c->flow_base >= c->flows)
+		return false;
+	*local = flow - c->flow_base;
+	return true;
+}
+
 struct gen_tx_stats {
 	uint64_t frames, units, bytes;
 	uint64_t refused;        /* times the port did not take a frame (sent again: no gap) */
@@ -210,6 +240,7 @@ struct gen_tx_stats {
 	uint64_t dropped;        /* by the generator: inject_drop, rr answers refused */
 	uint64_t unsent, unsent_units; /* the port took nothing more before the end: not clean */
 	uint64_t first_tsc, last_tsc;
+	uint64_t q_frames[GEN_MAX_QUEUES]; /* frames the port took, per tx queue */
 } __rte_cache_aligned;
 
 struct gen_rx_stats {
@@ -217,6 +248,8 @@ struct gen_rx_stats {
 	uint64_t units_new, units_late, units_dup, units_too_late;
 	uint64_t bad_header, bad_csum, bad_payload, wrong_dir, corrupt_units;
 	uint64_t not_ours, multi_seg, max_frame;
+	uint64_t foreign;        /* good frames of flows not ours: another generator's (cross-talk) */
+	uint64_t q_frames[GEN_MAX_QUEUES]; /* frames counted in .frames, per rx queue */
 	uint64_t first_tsc, last_tsc;
 	uint64_t rr_timeouts;    /* rr, on the responses' direction */
 	struct gen_hist latency; /* udp: one way; rr: request to response (TSC cycles) */
@@ -232,6 +265,7 @@ struct gen_dir_state {
 	uint64_t built;              /* frames made (the rate and --count go by this) */
 	struct rte_mbuf *pending[GEN_BURST_MAX + 2]; /* refused by the port: sent first next time */
 	uint32_t pending_units[GEN_BURST_MAX + 2];
+	uint8_t pending_q[GEN_BURST_MAX + 2];        /* the tx queue of each */
 	uint16_t pending_n;
 	struct rte_mbuf *held;       /* inject_reorder: the frame waiting for its successor */
 	uint32_t held_units;
@@ -279,5 +313,14 @@ void gen_run_tasks(struct gen_ctx *ctx, const struct gen_task *tasks, unsigned i
 
 /* lost units of a direction once the run is over */
 uint64_t gen_lost(const struct gen_dir_state *d);
+
+/* Checks one received frame of direction d, in one piece, that arrived on
+ * rx queue q, and counts it in ds->rx (ds->track: the per-flow trackers).
+ * want_kind: the udp/rr kind expected (0: tcp). True when it is a good one
+ * of this direction and of this generator's flows; then *f is filled in
+ * (f->flow as on the wire). Pure: no mbufs, no EAL. */
+bool gen_account(const struct gen_conf *c, struct gen_dir_state *ds, enum gen_dir d,
+		 uint8_t want_kind, const uint8_t *frame, uint32_t len, enum gen_csum_hint ip_hint,
+		 enum gen_csum_hint l4_hint, uint16_t q, uint64_t now, struct gen_rx_frame *f);
 
 #endif

@@ -2,7 +2,9 @@
  *
  * dpdk-vfwd-gen's checks on crafted frames, without EAL: the pattern, the
  * frame builders and parsers (what a GRO merge or a flipped byte looks
- * like to them), the unit tracker and the latency histogram.
+ * like to them), the unit tracker and the latency histogram; flows to tx
+ * queues, and the receiver's accounting (another generator's flows are
+ * foreign) on frames of every shape.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -357,6 +359,135 @@ histogram(void)
 	free(h2);
 }
 
+/* flow f on tx queue f % queues, whatever the base: one flow, one queue */
+static void
+flow_queues(void)
+{
+	struct gen_conf c;
+	uint32_t local = 12345;
+
+	gen_conf_defaults(&c);
+	CHECK(c.queues == 1 && c.flow_base == 0);
+	for (uint32_t f = 0; f < 1000; f++)
+		CHECK(gen_flow_txq(&c, f) == 0);
+	c.queues = 4;
+	for (uint32_t f = 0; f < 1000; f++)
+		CHECK(gen_flow_txq(&c, f) == f % 4);
+	c.queues = 16;
+	CHECK(gen_flow_txq(&c, 64511) == 64511 % 16);
+	/* the base and the count bound this generator's flows */
+	c.flows = 1;
+	CHECK(gen_flow_local(&c, 0, &local) && local == 0);
+	CHECK(!gen_flow_local(&c, 1, &local));
+	c.flow_base = 100;
+	c.flows = 4;
+	CHECK(!gen_flow_local(&c, 99, &local) && !gen_flow_local(&c, 104, &local) &&
+	      !gen_flow_local(&c, 0, &local) && !gen_flow_local(&c, UINT32_MAX, &local));
+	for (uint32_t f = 100; f < 104; f++)
+		CHECK(gen_flow_local(&c, f, &local) && local == f - 100);
+	c.flow_base = GEN_MAX_FLOWS - 1;
+	c.flows = 1;
+	CHECK(gen_flow_local(&c, GEN_MAX_FLOWS - 1, &local) && local == 0);
+}
+
+/* a frame of flow f (as on the wire), unit seq, toward the wire, into a[];
+ * its length */
+static uint32_t
+flow_frame(const struct gen_shape *sh, bool tcp, uint32_t f, uint64_t seq)
+{
+	if (tcp) {
+		struct gen_tcp_frame t = {.dir = GEN_VM_TO_WIRE, .flow = f, .off = 1448 * seq,
+					  .payload = 1448};
+
+		gen_build_tcp(a, sh, &t);
+		return gen_hdrs_tcp(sh) + 1448;
+	} else {
+		struct gen_udp_frame u = {.len = 200, .kind = GEN_KIND_UDP, .dir = GEN_VM_TO_WIRE,
+					  .flow = f, .seq = seq, .tsc = 1};
+
+		gen_build_udp(a, sh, &u);
+		return 200;
+	}
+}
+
+static bool
+account_a(const struct gen_conf *c, struct gen_dir_state *ds, uint32_t len, uint16_t q,
+	  struct gen_rx_frame *r)
+{
+	return gen_account(c, ds, GEN_VM_TO_WIRE, c->profile == GEN_PROFILE_TCP ? 0 : GEN_KIND_UDP,
+			   a, len, GEN_CSUM_VERIFY, GEN_CSUM_VERIFY, q, 7, r);
+}
+
+/* The receiver's accounting, frames of every shape: a good frame of one of
+ * this generator's flows is received on its queue; a good one of another
+ * generator's flow is foreign and nothing else (not received, not a frame
+ * of ours, no tracker touched); a corrupted one is corrupted whatever flow
+ * it says (the flow field is not to be trusted then). */
+static void
+foreign_flows(void)
+{
+	static const struct gen_shape shapes[] = {
+		{0}, {.vlan = 100}, {.ipv6 = true}, {.vlan = 4094, .ipv6 = true, .tcp_ts = true},
+	};
+
+	for (size_t i = 0; i < RTE_DIM(shapes); i++) {
+		for (int tcp = 0; tcp < 2; tcp++) {
+			const struct gen_shape *sh = &shapes[i];
+			struct gen_dir_state *ds = calloc(1, sizeof(*ds));
+			struct gen_rx_stats *rx = &ds->rx;
+			struct gen_rx_frame r;
+			struct gen_conf c;
+			uint32_t len;
+
+			gen_conf_defaults(&c);
+			c.profile = tcp ? GEN_PROFILE_TCP : GEN_PROFILE_UDP;
+			c.shape = *sh;
+			c.flow_base = 1000;
+			c.flows = 4;
+			c.queues = 2;
+			ds->track = calloc(c.flows, sizeof(*ds->track));
+			/* ours: flows 1000..1003, each on its queue */
+			for (uint32_t f = 1000; f < 1004; f++) {
+				len = flow_frame(sh, tcp, f, 0);
+				CHECK(account_a(&c, ds, len, gen_flow_txq(&c, f), &r) && r.flow == f);
+			}
+			CHECK(rx->frames == 4 && rx->units_new == 4 && rx->foreign == 0);
+			CHECK(rx->q_frames[0] == 2 && rx->q_frames[1] == 2);
+			CHECK(ds->track[0].next == 1 && ds->track[3].next == 1);
+			/* another generator's: below and above the range, and flow 0 */
+			len = flow_frame(sh, tcp, 999, 1);
+			CHECK(!account_a(&c, ds, len, 1, &r));
+			len = flow_frame(sh, tcp, 1004, 1);
+			CHECK(!account_a(&c, ds, len, 0, &r));
+			len = flow_frame(sh, tcp, 0, 0);
+			CHECK(!account_a(&c, ds, len, 0, &r));
+			CHECK(rx->foreign == 3 && rx->frames == 4 && rx->units_new == 4 &&
+			      rx->not_ours == 0 && rx->wrong_dir == 0 && rx->corrupt_units == 0 &&
+			      rx->q_frames[0] + rx->q_frames[1] == 4);
+			/* one of ours again: a duplicate, not foreign */
+			len = flow_frame(sh, tcp, 1002, 0);
+			CHECK(account_a(&c, ds, len, 0, &r) && r.new_units == 0 && rx->units_dup == 1);
+			/* another generator's, corrupted: corrupted, not foreign */
+			len = flow_frame(sh, tcp, 5, 3);
+			a[len - 1] ^= 0x5a;
+			CHECK(!account_a(&c, ds, len, 1, &r) && rx->foreign == 3 &&
+			      rx->bad_payload + rx->bad_csum == 1 && rx->q_frames[1] == 3);
+			/* ours, sent the other way: wrong_dir, not foreign */
+			if (!tcp) {
+				struct gen_udp_frame u = {.len = 200, .kind = GEN_KIND_UDP,
+							  .dir = GEN_WIRE_TO_VM, .flow = 1001,
+							  .seq = 9, .tsc = 1};
+
+				gen_build_udp(a, sh, &u);
+				CHECK(!account_a(&c, ds, 200, 1, &r) && rx->wrong_dir == 1 &&
+				      rx->foreign == 3);
+			}
+			free(ds->track);
+			free(ds);
+		}
+	}
+}
+
 static void
 options(void)
 {
@@ -399,6 +530,8 @@ main(void)
 	RUN(shaped_frames);
 	RUN(tracker);
 	RUN(histogram);
+	RUN(flow_queues);
+	RUN(foreign_flows);
 	RUN(options);
 	return CHECK_DONE();
 }
