@@ -67,10 +67,19 @@ port_init(const struct gen_opts *o, uint16_t port, bool vm_side, struct rte_memp
 	struct rte_eth_dev_info info;
 	char name[RTE_ETH_NAME_MAX_LEN];
 	int ret = rte_eth_dev_info_get(port, &info);
+	uint16_t nq = c->queues;
 	uint32_t frame;
 
 	if (ret != 0)
 		return ret;
+	if (info.max_rx_queues < nq || info.max_tx_queues < nq) {
+		/* virtio-user has the queue pairs its vdev's queues= gives */
+		fprintf(stderr, "dpdk-vfwd-gen: --queues %u: %s (%s side) has %u rx / %u tx "
+			"queues (a net_virtio_user vdev needs queues=%u)\n", nq,
+			port_name(port, name, sizeof(name)), vm_side ? "VM" : "wire",
+			info.max_rx_queues, info.max_tx_queues, nq);
+		return -EINVAL;
+	}
 	if (c->profile == GEN_PROFILE_TCP && vm_side && !o->no_lro)
 		/* take what a forwarder's GRO hands a guest: GSO frames in chains */
 		conf.rxmode.offloads = info.rx_offload_capa &
@@ -90,12 +99,18 @@ port_init(const struct gen_opts *o, uint16_t port, bool vm_side, struct rte_memp
 	/* the MTU counts from the IP header: a VLAN tag is not in it */
 	if (frame - gen_l2_len(&c->shape) > RTE_ETHER_MTU)
 		conf.rxmode.mtu = frame - gen_l2_len(&c->shape);
-	ret = rte_eth_dev_configure(port, 1, 1, &conf);
-	if (ret == 0)
-		ret = rte_eth_rx_queue_setup(port, 0, RING_SIZE, rte_eth_dev_socket_id(port), NULL,
+	/* N rx and N tx queues on both ports. The memif PMD of 22.11: the
+	 * client adds as many rings each way as it has queues (c2s: its tx
+	 * queues, s2c: its rx queues); the server refuses a ring index its own
+	 * queues do not have ("Invalid ring index") and leaves a queue without
+	 * a ring unused. So the forwarder's memif port wants N rx and N tx
+	 * queues as well; a virtio-user vdev, queues=N */
+	ret = rte_eth_dev_configure(port, nq, nq, &conf);
+	for (uint16_t q = 0; ret == 0 && q < nq; q++)
+		ret = rte_eth_rx_queue_setup(port, q, RING_SIZE, rte_eth_dev_socket_id(port), NULL,
 					     pool);
-	if (ret == 0)
-		ret = rte_eth_tx_queue_setup(port, 0, RING_SIZE, rte_eth_dev_socket_id(port), NULL);
+	for (uint16_t q = 0; ret == 0 && q < nq; q++)
+		ret = rte_eth_tx_queue_setup(port, q, RING_SIZE, rte_eth_dev_socket_id(port), NULL);
 	if (ret == 0)
 		ret = rte_eth_dev_start(port);
 	if (ret != 0)
@@ -128,9 +143,12 @@ wait_links(const struct gen_opts *o)
 			char name[RTE_ETH_NAME_MAX_LEN];
 
 			fprintf(stderr, "dpdk-vfwd-gen: %s (%s side) link down after %.0f s: is "
-				"the forwarder up, on the same socket?\n",
+				"the forwarder up, on the same socket?%s\n",
 				port_name(o->conf.port[down], name, sizeof(name)),
-				down == GEN_SIDE_VM ? "VM" : "wire", o->link_timeout_s);
+				down == GEN_SIDE_VM ? "VM" : "wire", o->link_timeout_s,
+				/* a memif server with fewer queues refuses the rings */
+				o->conf.queues > 1 ? " With --queues, does its port have as many "
+				"rx and tx queues?" : "");
 			return -ETIMEDOUT;
 		}
 		rte_delay_us_sleep(10000);
@@ -211,7 +229,9 @@ main(int argc, char **argv)
 	if (o.conf.profile == GEN_PROFILE_TCP)
 		buf_len = RTE_MAX(buf_len, (uint32_t)RTE_PKTMBUF_HEADROOM +
 				  gen_hdrs_tcp(&o.conf.shape) + o.conf.mss);
-	pool = rte_pktmbuf_pool_create("gen_pool", 16383, 256, 0, buf_len, rte_socket_id());
+	/* each rx queue beyond the first may hold a ring's worth on each port */
+	pool = rte_pktmbuf_pool_create("gen_pool", 16383 + 2u * (o.conf.queues - 1u) * RING_SIZE,
+				       256, 0, buf_len, rte_socket_id());
 	if (pool == NULL) {
 		fprintf(stderr, "dpdk-vfwd-gen: mbuf pool: %s\n", rte_strerror(rte_errno));
 		rte_eal_cleanup();

@@ -25,6 +25,12 @@ static const char usage[] =
 	"  --size BYTES              udp/rr frame size with the FCS, 64..9018 (the least\n"
 	"                            the headers allow: 64 for untagged IPv4)\n"
 	"  --flows N                 flows, 1..65000 (1)\n"
+	"  --flow-base B             this generator's flows are B..B+N-1 (source ports\n"
+	"                            1024+B..), 0..65000 (0); B + N at most 64512. Another\n"
+	"                            generator's flow arriving here counts as foreign\n"
+	"  --queues N                rx and tx queues on both ports, 1..16 (1): flow f on\n"
+	"                            tx queue f % N, every rx queue polled (virtio-user:\n"
+	"                            the vdev's queues=N; the forwarder's ports N each)\n"
 	"  --rate PPS|max            per direction; rr: transactions/s; k/M suffixes (max)\n"
 	"  --duration S              seconds of sending (5)\n"
 	"  --count N                 frames per direction instead of a duration\n"
@@ -159,7 +165,7 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 	enum { O_PROFILE = 256, O_DIR, O_SIZE, O_FLOWS, O_RATE, O_DURATION, O_COUNT, O_BURST,
 	       O_MSS, O_TSO, O_PSH, O_NO_LRO, O_OUTSTANDING, O_RR_TIMEOUT, O_DRAIN, O_TIMEOUT,
 	       O_VM_PORT, O_WIRE_PORT, O_INJECT, O_FORMAT, O_JSON, O_LINK_TIMEOUT, O_LINGER,
-	       O_IPV6, O_VLAN, O_TCP_TS };
+	       O_IPV6, O_VLAN, O_TCP_TS, O_FLOW_BASE, O_QUEUES };
 	static const struct option longopts[] = {
 		{"profile", 1, NULL, O_PROFILE},   {"dir", 1, NULL, O_DIR},
 		{"size", 1, NULL, O_SIZE},         {"flows", 1, NULL, O_FLOWS},
@@ -175,6 +181,7 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 		{"linger", 0, NULL, O_LINGER},     {"help", 0, NULL, 'h'},
 		{"ipv6", 0, NULL, O_IPV6},         {"vlan", 1, NULL, O_VLAN},
 		{"tcp-ts", 0, NULL, O_TCP_TS},
+		{"flow-base", 1, NULL, O_FLOW_BASE}, {"queues", 1, NULL, O_QUEUES},
 		{NULL, 0, NULL, 0},
 	};
 	struct gen_conf *c = &o->conf;
@@ -230,6 +237,16 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 			if (parse_u64(optarg, 1, GEN_MAX_FLOWS, &v) != 0)
 				return bad(err, errlen, name, optarg);
 			c->flows = (uint32_t)v;
+			break;
+		case O_FLOW_BASE:
+			if (parse_u64(optarg, 0, GEN_MAX_FLOW_BASE, &v) != 0)
+				return bad(err, errlen, name, optarg);
+			c->flow_base = (uint32_t)v;
+			break;
+		case O_QUEUES:
+			if (parse_u64(optarg, 1, GEN_MAX_QUEUES, &v) != 0)
+				return bad(err, errlen, name, optarg);
+			c->queues = (uint16_t)v;
 			break;
 		case O_RATE:
 			if (parse_rate(optarg, &c->rate_pps) != 0)
@@ -339,6 +356,13 @@ gen_parse_args(int argc, char **argv, struct gen_opts *o, char *err, size_t errl
 	/* the default cap leaves a long --duration its drain */
 	if (!timeout_set && c->duration_s + c->drain_ms / 1e3 + 60 > c->timeout_s)
 		c->timeout_s = c->duration_s + c->drain_ms / 1e3 + 60;
+	/* a flow is a source port: 1024 + flow must fit in 16 bits */
+	if (c->flow_base + c->flows > GEN_MAX_FLOWS) {
+		snprintf(err, errlen, "--flow-base %u + --flows %u is over %u: flow f is source "
+			 "port %u + f, at most 65535", c->flow_base, c->flows, GEN_MAX_FLOWS,
+			 GEN_FLOW_PORT);
+		return -EINVAL;
+	}
 	if (c->port[GEN_SIDE_VM] == c->port[GEN_SIDE_WIRE]) {
 		snprintf(err, errlen, "--vm-port and --wire-port must differ");
 		return -EINVAL;

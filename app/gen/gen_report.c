@@ -9,7 +9,7 @@
 
 struct figures {
 	bool used;
-	uint64_t sent, received, lost, reordered, dups, corrupted, unsent;
+	uint64_t sent, received, lost, reordered, dups, corrupted, unsent, foreign;
 	double tx_secs, rx_secs, tx_pps, pps, fps, gbps, goodput_gbps;
 };
 
@@ -34,6 +34,7 @@ compute(const struct gen_ctx *ctx, enum gen_dir d, struct figures *f)
 	f->dups = rx->units_dup;
 	f->corrupted = rx->bad_header + rx->bad_csum + rx->bad_payload + rx->wrong_dir;
 	f->unsent = ds->tx.unsent;
+	f->foreign = rx->foreign;
 	f->tx_secs = secs(ctx, ds->tx.first_tsc, ds->tx.last_tsc);
 	f->rx_secs = secs(ctx, rx->first_tsc, rx->last_tsc);
 	f->tx_pps = f->tx_secs > 0 ? (double)ds->tx.units / f->tx_secs : 0;
@@ -49,6 +50,16 @@ static double
 cycles_to_us(const struct gen_ctx *ctx, uint64_t c)
 {
 	return (double)c * 1e6 / (double)ctx->hz;
+}
+
+/* "name":[n0,n1,...]: one count per queue */
+static void
+json_queues(FILE *out, const char *name, const uint64_t *q, uint16_t n)
+{
+	fprintf(out, ",\"%s\":[", name);
+	for (uint16_t i = 0; i < n; i++)
+		fprintf(out, "%s%" PRIu64, i ? "," : "", q[i]);
+	fprintf(out, "]");
 }
 
 static void
@@ -67,8 +78,9 @@ json_latency(FILE *out, const struct gen_ctx *ctx, const struct gen_hist *h)
 static bool
 clean(const struct figures *f)
 {
+	/* foreign: another generator's frames reached us, cross-talk */
 	return f->lost == 0 && f->reordered == 0 && f->dups == 0 && f->corrupted == 0 &&
-	       f->unsent == 0;
+	       f->unsent == 0 && f->foreign == 0;
 }
 
 bool
@@ -94,10 +106,11 @@ gen_report_json(FILE *out, const struct gen_ctx *ctx, const struct gen_run_info 
 	const struct gen_conf *c = &ctx->conf;
 	bool first = true;
 
-	fprintf(out, "{\"profile\":\"%s\",\"size\":%u,\"flows\":%u,\"rate\":%.1f,\"burst\":%u,"
-		"\"mss\":%u,\"tso\":%u,\"outstanding\":%u,\"ip\":%u,\"vlan\":%u,\"tcp_ts\":%s,"
+	fprintf(out, "{\"profile\":\"%s\",\"size\":%u,\"flows\":%u,\"flow_base\":%u,"
+		"\"queues\":%u,\"rate\":%.1f,\"burst\":%u,\"mss\":%u,\"tso\":%u,\"outstanding\":%u,\"ip\":%u,\"vlan\":%u,\"tcp_ts\":%s,"
 		"\"lcores\":%u,\"secs\":%.3f,\"dirs\":{",
-		gen_profile_names[c->profile], c->frame_len + GEN_FCS_LEN, c->flows, c->rate_pps,
+		gen_profile_names[c->profile], c->frame_len + GEN_FCS_LEN, c->flows, c->flow_base,
+		c->queues, c->rate_pps,
 		c->burst, c->mss, c->tso, c->outstanding, c->shape.ipv6 ? 6 : 4, c->shape.vlan,
 		c->shape.tcp_ts ? "true" : "false", info->lcores, info->secs);
 	for (int d = 0; d < GEN_DIR_COUNT; d++) {
@@ -115,16 +128,20 @@ gen_report_json(FILE *out, const struct gen_ctx *ctx, const struct gen_run_info 
 			",\"reordered\":%" PRIu64 ",\"too_late\":%" PRIu64 ",\"duplicates\":%" PRIu64
 			",\"corrupted\":%" PRIu64 ",\"corrupt_units\":%" PRIu64 ",\"bad_header\":%" PRIu64
 			",\"bad_csum\":%" PRIu64 ",\"bad_payload\":%" PRIu64 ",\"wrong_dir\":%" PRIu64
-			",\"other\":%" PRIu64 ",\"multi_seg\":%" PRIu64 ",\"max_frame\":%" PRIu64
+			",\"other\":%" PRIu64 ",\"foreign\":%" PRIu64 ",\"multi_seg\":%" PRIu64
+			",\"max_frame\":%" PRIu64
 			",\"rr_timeouts\":%" PRIu64 ",\"tx_secs\":%.6f,\"rx_secs\":%.6f,\"tx_pps\":%.1f"
 			",\"pps\":%.1f,\"frames_ps\":%.1f,\"gbps\":%.4f,\"goodput_gbps\":%.4f,\"latency_us\":",
 			first ? "" : ",", gen_dir_keys[d], f.sent, ds->tx.frames, ds->tx.bytes,
 			ds->tx.refused, ds->tx.no_mbuf, ds->tx.dropped, f.unsent, f.received, rx->frames, rx->bytes,
 			rx->payload, f.lost, f.reordered, rx->units_too_late, f.dups, f.corrupted,
 			rx->corrupt_units, rx->bad_header, rx->bad_csum, rx->bad_payload, rx->wrong_dir,
-			rx->not_ours, rx->multi_seg, rx->max_frame, rx->rr_timeouts, f.tx_secs,
+			rx->not_ours, rx->foreign, rx->multi_seg, rx->max_frame, rx->rr_timeouts, f.tx_secs,
 			f.rx_secs, f.tx_pps, f.pps, f.fps, f.gbps, f.goodput_gbps);
 		json_latency(out, ctx, &rx->latency);
+		/* frames the port took per tx queue; frames of ours per rx queue */
+		json_queues(out, "txq", ds->tx.q_frames, c->queues);
+		json_queues(out, "rxq", rx->q_frames, c->queues);
 		fprintf(out, "}");
 		first = false;
 	}
@@ -172,8 +189,13 @@ gen_report_text(FILE *out, const struct gen_ctx *ctx, const struct gen_run_info 
 			c->shape.tcp_ts ? " timestamps" : "");
 	else
 		fprintf(out, " %u B", c->frame_len + GEN_FCS_LEN);
-	fprintf(out, ", %u flow%s, %.2f s, %u lcore%s\n", c->flows, c->flows == 1 ? "" : "s",
-		info->secs, info->lcores, info->lcores == 1 ? "" : "s");
+	fprintf(out, ", %u flow%s", c->flows, c->flows == 1 ? "" : "s");
+	if (c->flow_base)
+		fprintf(out, " (%u..%u)", c->flow_base, c->flow_base + c->flows - 1);
+	if (c->queues > 1)
+		fprintf(out, ", %u queues", c->queues);
+	fprintf(out, ", %.2f s, %u lcore%s\n", info->secs, info->lcores,
+		info->lcores == 1 ? "" : "s");
 	for (int d = 0; d < GEN_DIR_COUNT; d++) {
 		const struct gen_rx_stats *rx = &ctx->dir[d].rx;
 		struct figures f;
@@ -187,7 +209,18 @@ gen_report_text(FILE *out, const struct gen_ctx *ctx, const struct gen_run_info 
 			f.corrupted);
 		if (f.unsent)
 			fprintf(out, ", %" PRIu64 " frames the port never took", f.unsent);
+		if (f.foreign)
+			fprintf(out, ", foreign %" PRIu64 " (another generator's flows)", f.foreign);
 		fprintf(out, "%s\n", clean(&f) ? "" : "  <-- not clean");
+		if (c->queues > 1) {
+			fprintf(out, "    per queue: tx");
+			for (uint16_t q = 0; q < c->queues; q++)
+				fprintf(out, " %" PRIu64, ctx->dir[d].tx.q_frames[q]);
+			fprintf(out, ", rx");
+			for (uint16_t q = 0; q < c->queues; q++)
+				fprintf(out, " %" PRIu64, rx->q_frames[q]);
+			fprintf(out, " frames\n");
+		}
 		fprintf(out, "    %.3f Mpps (%.3f M%s/s sent), %.3f Gbit/s", f.pps / 1e6,
 			f.tx_pps / 1e6, unit, f.gbps);
 		if (c->profile == GEN_PROFILE_TCP)

@@ -500,7 +500,13 @@ options(void)
 		{"gen", "--rate", "fast", NULL},    {"gen", "--burst", "257", NULL},
 		{"gen", "--inject", "lose=1", NULL}, {"gen", "--dir", "up", NULL},
 		{"gen", "--tso", "4", NULL},        {"gen", "stray", NULL},
+		{"gen", "--queues", "0", NULL},     {"gen", "--queues", "17", NULL},
+		{"gen", "--queues", "two", NULL},   {"gen", "--flow-base", "65001", NULL},
+		{"gen", "--flow-base", "-1", NULL}, {"gen", "--flow-base", "", NULL},
 	};
+	char *mq[] = {"gen", "--queues", "16", "--flow-base", "100", "--flows", "8", NULL};
+	char *over[] = {"gen", "--flow-base", "64500", "--flows", "13", NULL};
+	char *edge[] = {"gen", "--flow-base", "64500", "--flows", "12", NULL};
 	char *rr_both[] = {"gen", "--profile", "rr", "--dir", "both", NULL};
 
 	CHECK(gen_parse_args(13, ok, &o, err, sizeof(err)) == 0);
@@ -517,6 +523,13 @@ options(void)
 		CHECK(gen_parse_args(argc, bad_sets[i], &o, err, sizeof(err)) != 0 && err[0]);
 	}
 	CHECK(gen_parse_args(5, rr_both, &o, err, sizeof(err)) != 0 && strstr(err, "rr"));
+	CHECK(gen_parse_args(7, mq, &o, err, sizeof(err)) == 0 && o.conf.queues == 16 &&
+	      o.conf.flow_base == 100 && o.conf.flows == 8);
+	CHECK(gen_parse_args(1, mq, &o, err, sizeof(err)) == 0 && o.conf.queues == 1 &&
+	      o.conf.flow_base == 0);
+	/* the last flow's source port is 65535 at most */
+	CHECK(gen_parse_args(5, edge, &o, err, sizeof(err)) == 0);
+	CHECK(gen_parse_args(5, over, &o, err, sizeof(err)) != 0 && strstr(err, "--flow-base"));
 }
 
 int
