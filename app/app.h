@@ -112,6 +112,9 @@ void vfwd_ctl_sleep_ms(unsigned int ms);
 /* report.c */
 void vfwd_report(struct vfwd_app *app, struct vfwd_stats_view *view, bool final, bool json);
 void vfwd_show_lcores(struct vfwd_app *app, bool json);
+/* Per pair and direction, summed over lcores and queues; json adds each
+ * stream (pair, queue, direction) and the direction totals. */
+void vfwd_show_pairs(struct vfwd_app *app, bool json);
 void vfwd_show_port_stats(struct vfwd_app *app, int port, bool json); /* port < 0: all */
 void vfwd_show_port_info(struct vfwd_app *app, int port, bool json);
 void vfwd_show_config(struct vfwd_app *app, bool json);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Stats commands: show port stats|info, show lcore stats, show fwd stats,
- * clear port stats, clear fwd stats. Each show takes a trailing "json" for
+ * Stats commands: show port stats|info, show lcore stats, show pair stats,
+ * show fwd stats, clear port stats, clear fwd stats. Each show takes a trailing "json" for
  * scripts (one object on one line).
  */
 #include <stdio.h>
@@ -82,6 +82,8 @@ cmd_show_lcore(void *res, __rte_unused struct cmdline *cl, void *data)
 
 	if (strcmp(r->what, "lcore") == 0)
 		vfwd_show_lcores(app, json);
+	else if (strcmp(r->what, "pair") == 0)
+		vfwd_show_pairs(app, json);
 	else
 		vfwd_report(app, &app->show_view, false, json);
 }
@@ -102,6 +104,24 @@ static cmdline_parse_inst_t inst_show_lcore_json = {
 	.f = cmd_show_lcore,
 	.help_str = "show lcore|fwd stats json: the same as one JSON line",
 	.tokens = {(void *)&tok_sl_show, (void *)&tok_sl_what, (void *)&tok_sl_stats,
+		   (void *)&tok_sl_json, NULL},
+};
+
+/* its own instance, for a help line of its own */
+static cmdline_parse_token_string_t tok_sl_pair = TOKEN_STRING_INITIALIZER(struct cmd_show_lcore, what, "pair");
+
+static cmdline_parse_inst_t inst_show_pair = {
+	.f = cmd_show_lcore,
+	.help_str = "show pair stats: per pair and direction, rx, tx, drops and rates (over all "
+		    "lcores and queues)",
+	.tokens = {(void *)&tok_sl_show, (void *)&tok_sl_pair, (void *)&tok_sl_stats, NULL},
+};
+
+static cmdline_parse_inst_t inst_show_pair_json = {
+	.f = cmd_show_lcore,
+	.help_str = "show pair stats json: the same as one JSON line, with every stream (pair, "
+		    "queue, direction)",
+	.tokens = {(void *)&tok_sl_show, (void *)&tok_sl_pair, (void *)&tok_sl_stats,
 		   (void *)&tok_sl_json, NULL},
 };
 
@@ -157,11 +177,11 @@ static cmdline_parse_inst_t inst_clear_fwd = {
 
 static cmdline_parse_inst_t *stats_cmds[] = {
 	&inst_show_port, &inst_show_port_json, &inst_show_lcore, &inst_show_lcore_json,
-	&inst_clear_port, &inst_clear_fwd, NULL,
+	&inst_show_pair, &inst_show_pair_json, &inst_clear_port, &inst_clear_fwd, NULL,
 };
 
 const struct vfwd_cli_topic vfwd_cli_stats_topic = {
 	.name = "stats",
-	.summary = "counters of lcores and ports (add json for scripts)",
+	.summary = "counters of lcores, pairs and ports (add json for scripts)",
 	.cmds = stats_cmds,
 };

@@ -16,6 +16,7 @@
 #include <rte_mempool.h>
 
 #include "app.h"
+#include "unmap_guard.h"
 #include "knobs.h"
 
 static const char *const dir_name[VFWD_DIR_COUNT] = {"vm->wire", "wire->vm"};
@@ -96,12 +97,20 @@ text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
 
 		if (cd->polls == 0)
 			continue;
+		if (cd->rx_pkts == 0 && cd->tx_pkts == 0 && cd->drops_total == 0) {
+			/* one line: with many workers most directions of most
+			 * lcores are this, and the table gets long */
+			printf("  %-8s nothing received, %" PRIu64 " polls\n", dir_name[d], cd->polls);
+			continue;
+		}
 		si(rx, sizeof(rx), per_sec(pd->rx_pkts, secs));
 		si(tx, sizeof(tx), per_sec(pd->tx_pkts, secs));
-		printf("  %-8s rx %8" PRIu64 " tx %8" PRIu64 " drop %" PRIu64
-		       " (tx-full %" PRIu64 ", peer-down %" PRIu64 ")  now rx %spps tx %spps\n",
-		       dir_name[d], cd->rx_pkts, cd->tx_pkts, cd->drops_total,
-		       cd->drops[VFWD_DROP_TX_FULL], cd->drops[VFWD_DROP_PEER_DOWN], rx, tx);
+		printf("  %-8s rx %8" PRIu64 " tx %8" PRIu64 " drop %" PRIu64, dir_name[d],
+		       cd->rx_pkts, cd->tx_pkts, cd->drops_total);
+		if (cd->drops_total)
+			printf(" (tx-full %" PRIu64 ", peer-down %" PRIu64 ")",
+			       cd->drops[VFWD_DROP_TX_FULL], cd->drops[VFWD_DROP_PEER_DOWN]);
+		printf("  now rx %spps tx %spps\n", rx, tx);
 		for (int k = VFWD_DROP_BAD_GSO; k < VFWD_DROP_COUNT; k++)
 			if (cd->drops[k])
 				printf("            drop %s %" PRIu64 "\n", vfwd_drop_names[k], cd->drops[k]);
@@ -133,14 +142,23 @@ text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
 struct port_snapshot {
 	char name[RTE_ETH_NAME_MAX_LEN];
 	struct rte_eth_stats st;
+	/* queues with a q_ipackets / q_opackets slot: the configured ones,
+	 * at most RTE_ETHDEV_QUEUE_STAT_CNTRS */
+	uint16_t nb_rxq_stats, nb_txq_stats;
 };
 
 static void
 port_snapshot(uint16_t port, struct port_snapshot *ps)
 {
+	struct rte_eth_dev_info info;
+
 	memset(ps, 0, sizeof(*ps));
 	vfwd_port_name(port, ps->name);
 	rte_eth_stats_get(port, &ps->st);
+	if (rte_eth_dev_info_get(port, &info) == 0) {
+		ps->nb_rxq_stats = RTE_MIN(info.nb_rx_queues, (uint16_t)RTE_ETHDEV_QUEUE_STAT_CNTRS);
+		ps->nb_txq_stats = RTE_MIN(info.nb_tx_queues, (uint16_t)RTE_ETHDEV_QUEUE_STAT_CNTRS);
+	}
 }
 
 static void
@@ -209,6 +227,63 @@ report_done(struct vfwd_app *app, struct vfwd_stats_view *view, const struct rep
 	struct report r = {.raw = arr_, .now = arr_ ? arr_ + nb_ : NULL,                  \
 			   .delta = arr_ ? arr_ + 2 * nb_ : NULL}
 
+/* One row of the pair table: "  0 vm->wire   0->1   rx ... tx ... drop ..." */
+static void
+text_pair_row(const char *label, const char *dir, const char *ports,
+	      const struct vfwd_stream_stats *cum, const struct vfwd_stream_stats *delta,
+	      double secs)
+{
+	char rx[16], tx[16];
+
+	si(rx, sizeof(rx), per_sec(delta->rx_pkts, secs));
+	si(tx, sizeof(tx), per_sec(delta->tx_pkts, secs));
+	printf("%-5s %-8s %-7s %14" PRIu64 " %14" PRIu64 " %10" PRIu64 " %9s %9s\n", label, dir,
+	       ports, cum->rx_pkts, cum->tx_pkts, cum->drops, rx, tx);
+}
+
+/* One line per pair and direction, summed over lcores and queues (the
+ * lcore blocks above say who did the work, this says whose traffic it
+ * was), then the total of the pairs when there are several. */
+static void
+text_pairs(const struct vfwd_app *app, const struct report *r)
+{
+	struct vfwd_stream_stats tot[VFWD_DIR_COUNT], tot_d[VFWD_DIR_COUNT];
+
+	if (app->nb_pairs == 0)
+		return;
+	memset(tot, 0, sizeof(tot));
+	memset(tot_d, 0, sizeof(tot_d));
+	printf("pair  dir      ports          rx-pkts        tx-pkts      drops    rx-pps    "
+	       "tx-pps\n");
+	for (uint16_t p = 0; p < app->nb_pairs; p++) {
+		struct vfwd_pair_summary c, d;
+		char label[8];
+
+		vfwd_stats_pair_summarize(&r->tot_now, p, app->opt.nb_rxq, &c);
+		vfwd_stats_pair_summarize(&r->tot_delta, p, app->opt.nb_rxq, &d);
+		snprintf(label, sizeof(label), "%u", p);
+		for (int k = 0; k < VFWD_DIR_COUNT; k++) {
+			const struct vfwd_pair *pr = &app->pairs[p];
+			bool to_wire = k == VFWD_DIR_VM_TO_WIRE;
+			char ports[16];
+
+			snprintf(ports, sizeof(ports), "%u->%u", to_wire ? pr->vm_port : pr->wire_port,
+				 to_wire ? pr->wire_port : pr->vm_port);
+			text_pair_row(k == 0 ? label : "", dir_name[k], ports, &c.dir[k].sum,
+				      &d.dir[k].sum, r->secs);
+			tot[k].rx_pkts += c.dir[k].sum.rx_pkts;
+			tot[k].tx_pkts += c.dir[k].sum.tx_pkts;
+			tot[k].drops += c.dir[k].sum.drops;
+			tot_d[k].rx_pkts += d.dir[k].sum.rx_pkts;
+			tot_d[k].tx_pkts += d.dir[k].sum.tx_pkts;
+		}
+	}
+	if (app->nb_pairs > 1)
+		for (int k = 0; k < VFWD_DIR_COUNT; k++)
+			text_pair_row(k == 0 ? "total" : "", dir_name[k], "", &tot[k], &tot_d[k],
+				      r->secs);
+}
+
 static void
 text_lcores(struct vfwd_app *app, const struct report *r)
 {
@@ -220,6 +295,7 @@ text_lcores(struct vfwd_app *app, const struct report *r)
 	}
 	if (app->nb_workers > 1)
 		text_lcore("total", &r->tot_now, &r->tot_delta, r->secs);
+	text_pairs(app, r);
 }
 
 static void
@@ -304,6 +380,92 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 	printf("}");
 }
 
+static void
+json_stream_counts(const struct vfwd_stream_stats *ss)
+{
+	printf("\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64 ",\"tx_pkts\":%" PRIu64
+	       ",\"tx_bytes\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"gro_in\":%" PRIu64
+	       ",\"gro_out\":%" PRIu64 ",\"segs_added\":%" PRIu64 ",\"out_expected\":%" PRIu64,
+	       ss->rx_pkts, ss->rx_bytes, ss->tx_pkts, ss->tx_bytes, ss->drops, ss->gro_in,
+	       ss->gro_out, ss->segs_added, vfwd_stream_out_expected(ss));
+}
+
+/* "streams":[...]: every stream of the current plan (pairs x rx queues x
+ * directions) in key order, summed over lcores; its ports from the pair. */
+static void
+json_streams(const struct vfwd_app *app, const struct vfwd_lcore_stats *tot)
+{
+	bool first = true;
+
+	printf("\"streams\":[");
+	for (uint16_t p = 0; p < app->nb_pairs; p++) {
+		const struct vfwd_pair *pr = &app->pairs[p];
+
+		for (uint16_t q = 0; q < app->opt.nb_rxq; q++) {
+			for (uint8_t d = 0; d < VFWD_DIR_COUNT; d++) {
+				bool to_wire = d == VFWD_DIR_VM_TO_WIRE;
+
+				printf("%s{\"pair\":%u,\"queue\":%u,\"dir\":\"%s\",\"rx_port\":%u,"
+				       "\"tx_port\":%u,",
+				       first ? "" : ",", p, q, vfwd_dir_keys[d],
+				       to_wire ? pr->vm_port : pr->wire_port,
+				       to_wire ? pr->wire_port : pr->vm_port);
+				json_stream_counts(&tot->stream[vfwd_stream_key(p, q, d)]);
+				printf("}");
+				first = false;
+			}
+		}
+	}
+	printf("]");
+}
+
+/* "pairs":[...]: each pair's streams summed per direction, with rates
+ * over the period. */
+static void
+json_pairs(const struct vfwd_app *app, const struct report *r)
+{
+	printf("\"pairs\":[");
+	for (uint16_t p = 0; p < app->nb_pairs; p++) {
+		struct vfwd_pair_summary c, d;
+
+		vfwd_stats_pair_summarize(&r->tot_now, p, app->opt.nb_rxq, &c);
+		vfwd_stats_pair_summarize(&r->tot_delta, p, app->opt.nb_rxq, &d);
+		printf("%s{\"pair\":%u,\"vm_port\":%u,\"wire_port\":%u", p ? "," : "", p,
+		       app->pairs[p].vm_port, app->pairs[p].wire_port);
+		for (int k = 0; k < VFWD_DIR_COUNT; k++) {
+			printf(",\"%s\":{", vfwd_dir_keys[k]);
+			json_stream_counts(&c.dir[k].sum);
+			printf(",\"rx_pps\":%.0f,\"tx_pps\":%.0f}",
+			       per_sec(d.dir[k].sum.rx_pkts, r->secs),
+			       per_sec(d.dir[k].sum.tx_pkts, r->secs));
+		}
+		printf("}");
+	}
+	printf("]");
+}
+
+/* ,"total":{"vm_to_wire":{...},...}: from the direction counters, which
+ * are counted beside the streams' and not from them, so that a script can
+ * check the one against the sum of the other. */
+static void
+json_dir_totals(const struct vfwd_lcore_stats *tot)
+{
+	struct vfwd_summary sum;
+
+	vfwd_stats_summarize(tot, &sum);
+	printf(",\"total\":{");
+	for (int k = 0; k < VFWD_DIR_COUNT; k++) {
+		const struct vfwd_dir_summary *d = &sum.dir[k];
+
+		printf("%s\"%s\":{\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
+		       ",\"tx_pkts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"drops\":%" PRIu64
+		       ",\"out_expected\":%" PRIu64 "}",
+		       k ? "," : "", vfwd_dir_keys[k], d->rx_pkts, d->rx_bytes, d->tx_pkts,
+		       d->tx_bytes, d->drops_total, d->out_expected);
+	}
+	printf("}");
+}
+
 /* "lcores":[...],"total":{...} */
 static void
 json_lcores(struct vfwd_app *app, const struct report *r)
@@ -332,25 +494,41 @@ json_port(const struct vfwd_app *app, uint16_t port, bool first)
 	       "\"tx_multi_seg\":%u,"
 	       "\"ipackets\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"ibytes\":%" PRIu64
 	       ",\"obytes\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64
-	       ",\"oerrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}",
+	       ",\"oerrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 ",\"rxq_pkts\":[",
 	       first ? "" : ",", port, ps.name, st->is_vhost ? "vm" : "wire", st->link_up,
 	       st->guest_gso, st->guest_ufo, st->tx_tso, st->tx_l4_cksum, st->tx_multi_seg,
 	       s->ipackets, s->opackets, s->ibytes,
 	       s->obytes, s->imissed, s->ierrors, s->oerrors, s->rx_nombuf);
+	for (uint16_t q = 0; q < ps.nb_rxq_stats; q++)
+		printf("%s%" PRIu64, q ? "," : "", s->q_ipackets[q]);
+	printf("],\"txq_pkts\":[");
+	for (uint16_t q = 0; q < ps.nb_txq_stats; q++)
+		printf("%s%" PRIu64, q ? "," : "", s->q_opackets[q]);
+	printf("]}");
 }
 
 static void
 report_json(struct vfwd_app *app, const struct report *r)
 {
+	struct vfwd_unmap_guard_stats guard;
+
 	printf("{\"final\":%s,\"running\":%s,\"t\":%.3f,\"period_s\":%.3f,\"tsc_hz\":%" PRIu64 ",",
 	       r->final ? "true" : "false", app->running ? "true" : "false", r->elapsed, r->secs,
 	       app->tsc_hz);
 	json_lcores(app, r);
+	printf(",");
+	json_streams(app, &r->tot_now);
+	printf(",");
+	json_pairs(app, r);
 	printf(",\"ports\":[");
 	for (uint16_t i = 0; i < app->nb_ports; i++)
 		json_port(app, app->ports[i], i == 0);
-	printf("],\"mempool\":{\"size\":%u,\"in_use\":%u,\"in_use_at_start\":%u}}\n",
-	       app->pool->size, rte_mempool_in_use_count(app->pool), app->pool_in_use_at_start);
+	vfwd_unmap_guard_stats(&guard);
+	printf("],\"mempool\":{\"size\":%u,\"in_use\":%u,\"in_use_at_start\":%u},"
+	       "\"unmap_guard\":{\"waited\":%" PRIu64 ",\"free\":%" PRIu64 ",\"timeouts\":%" PRIu64
+	       ",\"max_wait_us\":%" PRIu64 "}}\n",
+	       app->pool->size, rte_mempool_in_use_count(app->pool), app->pool_in_use_at_start,
+	       guard.unmaps_waited, guard.unmaps_free, guard.timeouts, guard.max_wait_us);
 	fflush(stdout);
 }
 
@@ -385,6 +563,29 @@ vfwd_show_lcores(struct vfwd_app *app, bool json)
 		printf("}\n");
 	} else {
 		text_lcores(app, &r);
+	}
+	fflush(stdout);
+	report_done(app, &app->show_view, &r);
+	free(arr_);
+}
+
+void
+vfwd_show_pairs(struct vfwd_app *app, bool json)
+{
+	REPORT_ON_STACK(app, r);
+
+	if (arr_ == NULL)
+		return;
+	report_take(app, &app->show_view, &r);
+	if (json) {
+		printf("{\"t\":%.3f,\"period_s\":%.3f,", r.elapsed, r.secs);
+		json_pairs(app, &r);
+		printf(",");
+		json_streams(app, &r.tot_now);
+		json_dir_totals(&r.tot_now);
+		printf("}\n");
+	} else {
+		text_pairs(app, &r);
 	}
 	fflush(stdout);
 	report_done(app, &app->show_view, &r);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * DPDK telemetry commands /vfwd/lcores, /vfwd/ports and /vfwd/config, read
+ * DPDK telemetry commands /vfwd/lcores, /vfwd/pairs, /vfwd/ports and /vfwd/config, read
  * with dpdk-telemetry.py from a running vfwd. They run on the telemetry
  * thread and take the app lock around what the main lcore may change.
  */
@@ -185,6 +185,126 @@ tel_lcores(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 	return ret;
 }
 
+/* "<prefix>rx_pkts", ... of one stream or a pair's sum of them */
+static void
+add_stream_counts(struct rte_tel_data *d, const char *prefix, const struct vfwd_stream_stats *ss)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "%srx_pkts", prefix);
+	rte_tel_data_add_dict_u64(d, key, ss->rx_pkts);
+	snprintf(key, sizeof(key), "%srx_bytes", prefix);
+	rte_tel_data_add_dict_u64(d, key, ss->rx_bytes);
+	snprintf(key, sizeof(key), "%stx_pkts", prefix);
+	rte_tel_data_add_dict_u64(d, key, ss->tx_pkts);
+	snprintf(key, sizeof(key), "%stx_bytes", prefix);
+	rte_tel_data_add_dict_u64(d, key, ss->tx_bytes);
+	snprintf(key, sizeof(key), "%sdrops", prefix);
+	rte_tel_data_add_dict_u64(d, key, ss->drops);
+}
+
+/* One pair: its ports and per direction its streams summed; with
+ * per_queue, each of its streams too ("q<Q>/<dir>/rx_pkts", ...). */
+static void
+add_pair(struct rte_tel_data *d, const struct vfwd_app *app, uint16_t p,
+	 const struct vfwd_lcore_stats *total, bool per_queue)
+{
+	struct vfwd_pair_summary sum;
+	char prefix[48];
+
+	vfwd_stats_pair_summarize(total, p, app->opt.nb_rxq, &sum);
+	rte_tel_data_add_dict_u64(d, "vm_port", app->pairs[p].vm_port);
+	rte_tel_data_add_dict_u64(d, "wire_port", app->pairs[p].wire_port);
+	for (uint8_t k = 0; k < VFWD_DIR_COUNT; k++) {
+		snprintf(prefix, sizeof(prefix), "%s/", vfwd_dir_keys[k]);
+		add_stream_counts(d, prefix, &sum.dir[k].sum);
+	}
+	for (uint16_t q = 0; per_queue && q < app->opt.nb_rxq; q++)
+		for (uint8_t k = 0; k < VFWD_DIR_COUNT; k++) {
+			snprintf(prefix, sizeof(prefix), "q%u/%s/", q, vfwd_dir_keys[k]);
+			add_stream_counts(d, prefix, &total->stream[vfwd_stream_key(p, q, k)]);
+		}
+}
+
+/* /vfwd/pairs: each pair per direction, summed over lcores and queues,
+ * and "total" from the direction counters (counted beside the streams');
+ * /vfwd/pairs,<pair>: that pair with each of its streams. Null (-EAGAIN)
+ * when a worker could not be read consistently, as /vfwd/lcores. */
+static int
+tel_pairs(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	struct vfwd_app *app;
+	int ret = -EAGAIN;
+	long only = -1;
+
+	if (params != NULL && *params != '\0') {
+		char *end;
+
+		only = strtol(params, &end, 10);
+		if (*end != '\0' || only < 0 || only >= VFWD_MAX_PAIRS)
+			return -EINVAL;
+	}
+	pthread_mutex_lock(&tel_lock);
+	app = tel_app;
+	if (app != NULL) {
+		/* static: ~50 KB each, and tel_lock keeps one caller at a time */
+		static struct vfwd_lcore_stats total, now;
+		struct vfwd_summary sum;
+		char prefix[48], name[16];
+
+		memset(&total, 0, sizeof(total));
+		pthread_mutex_lock(&app->lock);
+		ret = 0;
+		for (uint16_t w = 0; ret == 0 && w < app->nb_workers; w++) {
+			ret = read_lcore(app, w, &now);
+			if (ret == 0)
+				vfwd_stats_add(&total, &now);
+		}
+		if (ret == 0 && only >= app->nb_pairs)
+			ret = -EINVAL;
+		if (ret == 0) {
+			rte_tel_data_start_dict(d);
+			if (only >= 0)
+				add_pair(d, app, (uint16_t)only, &total, true);
+		}
+		for (uint16_t p = 0; ret == 0 && only < 0 && p < app->nb_pairs; p++) {
+			struct rte_tel_data *c = rte_tel_data_alloc();
+
+			if (c == NULL)
+				continue;
+			rte_tel_data_start_dict(c);
+			add_pair(c, app, p, &total, false);
+			snprintf(name, sizeof(name), "%u", p);
+			if (rte_tel_data_add_dict_container(d, name, c, 0) != 0)
+				rte_tel_data_free(c);
+		}
+		pthread_mutex_unlock(&app->lock);
+		if (ret == 0 && only < 0) {
+			struct rte_tel_data *c = rte_tel_data_alloc();
+
+			vfwd_stats_summarize(&total, &sum);
+			if (c != NULL) {
+				rte_tel_data_start_dict(c);
+				for (uint8_t k = 0; k < VFWD_DIR_COUNT; k++) {
+					const struct vfwd_dir_summary *ds = &sum.dir[k];
+					const struct vfwd_stream_stats dir = {
+						.rx_pkts = ds->rx_pkts, .rx_bytes = ds->rx_bytes,
+						.tx_pkts = ds->tx_pkts, .tx_bytes = ds->tx_bytes,
+						.drops = ds->drops_total,
+					};
+
+					snprintf(prefix, sizeof(prefix), "%s/", vfwd_dir_keys[k]);
+					add_stream_counts(c, prefix, &dir);
+				}
+				if (rte_tel_data_add_dict_container(d, "total", c, 0) != 0)
+					rte_tel_data_free(c);
+			}
+		}
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return ret;
+}
+
 static int
 tel_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct rte_tel_data *d)
 {
@@ -275,6 +395,9 @@ vfwd_telemetry_register(struct vfwd_app *app)
 	pthread_mutex_unlock(&tel_lock);
 	ret = rte_telemetry_register_cmd("/vfwd/lcores", tel_lcores,
 					 "Forwarding counters per lcore (brief) and total. Parameter: an lcore id, in full");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/vfwd/pairs", tel_pairs,
+						 "Forwarding counters per pair and direction, over lcores and queues, and total. Parameter: a pair, with its streams");
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/vfwd/ports", tel_ports,
 						 "Counters of vfwd's ports. No parameters");
