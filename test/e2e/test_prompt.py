@@ -327,3 +327,139 @@ def test_dumpcap_captures_a_port():
                   if ln.strip()), r.stdout[:500])
         check("pcapng" in r.stderr or "link-type EN10MB" in r.stderr, r.stderr[-300:])
         check(vf.stop(20) == 0, "vfwd exit: " + vf.err()[-800:])
+
+
+STREAM_COUNTS = ("rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "drops")
+DIRS = ("vm_to_wire", "wire_to_vm")
+
+
+def check_pairs_add_up(pairs, streams, where):
+    """Each pair's figures are the sum of its streams'."""
+    for pr in pairs:
+        for d in DIRS:
+            mine = [s for s in streams if s["pair"] == pr["pair"] and s["dir"] == d]
+            check(len(mine) == 2, "%s: pair %d %s has %d streams" % (where, pr["pair"], d,
+                                                                    len(mine)))
+            for f in STREAM_COUNTS:
+                check(pr[d][f] == sum(s[f] for s in mine),
+                      "%s: pair %d %s %s %d != its streams' %s"
+                      % (where, pr["pair"], d, f, pr[d][f], [s[f] for s in mine]))
+
+
+def test_pair_stats_8_workers_4_pairs():
+    """8 workers (on 2 CPUs) and 4 pairs of 2 queues: each VM's traffic is
+    counted as its pair's, whichever lcores carried it, and per pair, per
+    stream and in total the figures agree in the prompt's JSON, the report
+    and telemetry; the text stays narrow enough to read."""
+    npairs, count = 4, 20000
+    with Env("pairs") as env:
+        vdevs, pair_args = [], []
+        for p in range(npairs):
+            vdevs += ["net_vhost%d,iface=%s,queues=2" % (p, env.path("vh%d.sock" % p)),
+                      "net_null%d,no-rx=1" % p]
+            pair_args += ["--pair", "%d:%d" % (2 * p, 2 * p + 1)]
+        lcores = ",".join("%d@%d" % (i, i % 2) for i in range(9))  # main + 8 workers
+        vf = env.vfwd_pty(vdevs, ["--rxq", "2"] + pair_args, lcores=lcores)
+        vf.expect(r"vfwd> ", 30)
+        out = vf.command("help stats")
+        check("show pair stats" in out, "help stats lacks show pair stats:\n" + out)
+        out = vf.command("start")
+        check("forwarding started on 8 lcore(s)" in out, out)
+        peers = []
+        for p in range(npairs):
+            peers.append(env.peer(["net_virtio_user0,path=%s,queues=2" % env.path("vh%d.sock" % p)],
+                                  ["--tx-port", "0", "--queues", "2", "--count", str(count),
+                                   "--rate", "40000", "--seq-base", str(p * 1000000),
+                                   "--timeout", "30"],
+                                  lcores="0@%d" % (p % 2), name="peer%d" % p))
+        sent = []
+        for p, peer in enumerate(peers):
+            check(peer.wait(45) == 0, "peer%d: %s" % (p, peer.err()[-800:]))
+            sent.append(peer.last_json()["tx"])
+            check(sent[-1] == count, "peer%d sent %d of %d" % (p, sent[-1], count))
+        # what the peers sent is in the vrings: wait until vfwd took it all
+        deadline = time.monotonic() + 15
+        while True:
+            ps = vf.command_json("show pair stats json")
+            got = [pr["vm_to_wire"]["rx_pkts"] for pr in ps["pairs"]]
+            if got == sent or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        vf.command("stop")
+
+        ps = vf.command_json("show pair stats json")
+        rep = vf.command_json("show fwd stats json")
+        t = telemetry(env, env.prefixes[0], ["/vfwd/pairs", "/vfwd/lcores"])
+        # the reply to "/vfwd/pairs,3" comes back under "/vfwd/pairs"
+        one = telemetry(env, env.prefixes[0], ["/vfwd/pairs,3"])["/vfwd/pairs"]
+        text = vf.command("show lcore stats")
+        pairs_text = vf.command("show pair stats")
+
+        for where, obj in (("show pair stats json", ps), ("report", rep)):
+            check(len(obj["pairs"]) == npairs, "%s: %d pairs" % (where, len(obj["pairs"])))
+            # one entry per stream of the plan, in key order
+            keys = [(s["pair"], s["queue"], s["dir"]) for s in obj["streams"]]
+            check(keys == [(p, q, d) for p in range(npairs) for q in range(2) for d in DIRS],
+                  "%s: streams %s" % (where, keys))
+            for s in obj["streams"]:
+                vm, wire = 2 * s["pair"], 2 * s["pair"] + 1
+                want = (vm, wire) if s["dir"] == "vm_to_wire" else (wire, vm)
+                check((s["rx_port"], s["tx_port"]) == want, "%s: stream %s" % (where, s))
+            for p, pr in enumerate(obj["pairs"]):
+                check((pr["pair"], pr["vm_port"], pr["wire_port"]) == (p, 2 * p, 2 * p + 1), pr)
+                v = pr["vm_to_wire"]
+                check(v["rx_pkts"] == sent[p] and v["rx_bytes"] == 64 * sent[p],
+                      "%s: pair %d vm_to_wire rx %d, its peer sent %d" % (where, p, v["rx_pkts"],
+                                                                          sent[p]))
+                # net_null takes everything: nothing lost, nothing held
+                check(v["tx_pkts"] == sent[p] and v["drops"] == 0, "%s: pair %d %s" % (where, p, v))
+            check_pairs_add_up(obj["pairs"], obj["streams"], where)
+            # queue by queue: the peers send on queue 0 only
+            for s in obj["streams"]:
+                if s["dir"] == "vm_to_wire":
+                    want = sent[s["pair"]] if s["queue"] == 0 else 0
+                    check(s["rx_pkts"] == want, "%s: stream %s, want rx %d" % (where, s, want))
+        # the pairs add up to the direction counters, counted beside them
+        for d in DIRS:
+            for f in STREAM_COUNTS:
+                s = sum(pr[d][f] for pr in ps["pairs"])
+                check(ps["total"][d][f] == s, "total %s %s %d != pairs' %d"
+                      % (d, f, ps["total"][d][f], s))
+                check(rep["total"]["dirs"][d][f] == s, "report total %s %s" % (d, f))
+        # both queues have streams on 8 lcores; the peers send on queue 0
+        for port in rep["ports"]:
+            check(len(port["rxq_pkts"]) == 2 and len(port["txq_pkts"]) == 2, port)
+            check(sum(port["rxq_pkts"]) == port["ipackets"], port)
+            check(sum(port["txq_pkts"]) == port["opackets"], port)
+            if port["role"] == "vm":
+                p = port["port"] // 2
+                check(port["rxq_pkts"][0] == sent[p], "port %s rxq %s" % (port["port"],
+                                                                       port["rxq_pkts"]))
+        check(len(rep["lcores"]) == 8, "%d lcores in the report" % len(rep["lcores"]))
+
+        tp = t["/vfwd/pairs"]
+        for p in range(npairs):
+            for d in DIRS:
+                for f in STREAM_COUNTS:
+                    check(tp[str(p)]["%s/%s" % (d, f)] == ps["pairs"][p][d][f],
+                          "telemetry pair %d %s/%s: %s" % (p, d, f, tp[str(p)]))
+        for d in DIRS:
+            for f in STREAM_COUNTS:
+                check(tp["total"]["%s/%s" % (d, f)] == ps["total"][d][f], "telemetry total")
+        check(one["vm_to_wire/rx_pkts"] == sent[3] and one["q0/vm_to_wire/rx_pkts"] == sent[3]
+              and one["q1/vm_to_wire/rx_pkts"] == 0, "telemetry pair 3: %s" % one)
+        check("total" in t["/vfwd/lcores"] and len(t["/vfwd/lcores"]) == 9, t["/vfwd/lcores"])
+
+        # text: the per-lcore blocks, the total and a line per pair and
+        # direction, none too wide
+        check(re.search(r"^total\s+busy", text, re.M), "no total line:\n" + text)
+        lines = text.replace("\r", "").splitlines()
+        wide = [ln for ln in lines if len(ln) > 120]
+        check(not wide, "lines over 120 columns:\n" + "\n".join(wide))
+        for p in range(npairs):
+            check(re.search(r"^%d\s+vm->wire\s+%d->%d\s+%d\s+%d\s+0\s" % (p, 2 * p, 2 * p + 1,
+                                                                      sent[p], sent[p]),
+                            pairs_text, re.M), "pair %d row:\n%s" % (p, pairs_text))
+        check(len(lines) < 60, "show lcore stats: %d lines" % len(lines))
+        vf.send("quit")
+        check(vf.wait(30) == 0, vf.screen()[-800:])
