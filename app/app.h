@@ -7,6 +7,7 @@
 #define VFWD_APP_H
 
 #include <limits.h>
+#include <net/if.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -26,6 +27,13 @@ struct vfwd_stats_view {
 	uint64_t last_tsc;
 };
 
+/* A wire port bound to a kernel interface by index (net_af_packet):
+ * followed by name, see replug.c. ifindex 0: not followed. */
+struct vfwd_wire_iface {
+	char name[IF_NAMESIZE];
+	unsigned int ifindex;
+};
+
 struct vfwd_app {
 	/* Written by the main lcore under lock, read by it freely and by the
 	 * telemetry thread under lock. */
@@ -43,6 +51,9 @@ struct vfwd_app {
 	uint16_t ports[2 * VFWD_MAX_PAIRS];
 	struct vfwd_port_state port_state[VFWD_MAX_PORTS];
 	bool port_started[VFWD_MAX_PORTS];
+	struct vfwd_port_conf port_conf; /* what every port was set up with */
+	struct vfwd_wire_iface wire_iface[VFWD_MAX_PORTS];
+	unsigned int replugs;            /* ports made again */
 
 	uint16_t nb_workers;           /* workers in the current plan */
 	uint16_t max_workers;          /* worker lcores: capacity of the arrays */
@@ -108,6 +119,12 @@ bool vfwd_ctl_quitting(const struct vfwd_app *app);
 /* Sleep while ticking; returns early when quitting. */
 void vfwd_ctl_sleep(struct vfwd_app *app, double secs);
 void vfwd_ctl_sleep_ms(unsigned int ms);
+
+/* replug.c: wire ports whose kernel interface may go and come back */
+void vfwd_replug_init(struct vfwd_app *app);
+/* From the control loop: a port whose interface came back is made again
+ * (the workers stop meanwhile); on failure it sets app->quit. */
+void vfwd_replug_tick(struct vfwd_app *app);
 
 /* report.c */
 void vfwd_report(struct vfwd_app *app, struct vfwd_stats_view *view, bool final, bool json);

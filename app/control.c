@@ -499,6 +499,7 @@ vfwd_ctl_tick(struct vfwd_app *app)
 
 	for (uint16_t i = 0; i < app->nb_ports; i++)
 		vfwd_port_wire_link_poll(app->ports[i], &app->port_state[app->ports[i]]);
+	vfwd_replug_tick(app);
 	if (!app->running)
 		return;
 	if (app->stop_tsc && now >= app->stop_tsc) {

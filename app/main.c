@@ -208,6 +208,8 @@ setup_ports(struct vfwd_app *app)
 			       "fragment UDP)\n", port, port_name(port));
 	}
 	umask(mask);
+	app->port_conf = pconf;
+	vfwd_replug_init(app);
 	return 0;
 }
 

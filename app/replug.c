@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Wire ports bound to a kernel interface that can go away and come back.
+ *
+ * A net_af_packet port is a packet socket bound to one interface, by
+ * index. When the interface is deleted, the kernel unbinds the socket for
+ * good: an interface created again under the same name is a new one, and
+ * the port would stay deaf and mute for the rest of the run. So control
+ * follows each such port's interface by name: while it is gone the port's
+ * link is down (what is sent is counted as peer_down); when it is back under
+ * a new index the port is made again (stopped, closed, its vdev removed and
+ * probed with the same arguments, set up as at start) and forwarding
+ * resumes. The workers stop for the few milliseconds that takes: every
+ * worker, since any of them may send on the port.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
+#include <rte_ethdev.h>
+
+#include "app.h"
+
+static bool
+driver_is(uint16_t port, const char *driver)
+{
+	struct rte_eth_dev_info info;
+
+	return rte_eth_dev_info_get(port, &info) == 0 && info.driver_name != NULL &&
+	       strcmp(info.driver_name, driver) == 0;
+}
+
+/* iface=NAME from a device's arguments */
+static bool
+devargs_iface(const char *args, char *name, size_t len)
+{
+	const char *p = args;
+
+	while (p != NULL && *p != '\0') {
+		if (strncmp(p, "iface=", 6) == 0) {
+			size_t n = strcspn(p + 6, ",");
+
+			if (n == 0 || n >= len)
+				return false;
+			memcpy(name, p + 6, n);
+			name[n] = '\0';
+			return true;
+		}
+		p = strchr(p, ',');
+		if (p != NULL)
+			p++;
+	}
+	return false;
+}
+
+void
+vfwd_replug_init(struct vfwd_app *app)
+{
+	for (uint16_t i = 0; i < app->nb_ports; i++) {
+		uint16_t port = app->ports[i];
+		struct vfwd_wire_iface *wi = &app->wire_iface[port];
+		struct rte_eth_dev_info info;
+		const struct rte_devargs *da;
+
+		memset(wi, 0, sizeof(*wi));
+		if (app->port_state[port].is_vhost || !driver_is(port, "net_af_packet") ||
+		    rte_eth_dev_info_get(port, &info) != 0)
+			continue;
+		da = rte_dev_devargs(info.device);
+		if (da == NULL || da->args == NULL ||
+		    !devargs_iface(da->args, wi->name, sizeof(wi->name)))
+			continue;
+		wi->ifindex = if_nametoindex(wi->name);
+	}
+}
+
+/* Make port again from its vdev arguments. Workers stopped. -errno; on
+ * error the port is closed and must not be used. */
+static int
+replug(struct vfwd_app *app, uint16_t port)
+{
+	char name[RTE_ETH_NAME_MAX_LEN], args[512];
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+	uint16_t again;
+	int ret;
+
+	if (rte_eth_dev_get_name_by_port(port, name) != 0 || rte_eth_dev_info_get(port, &info) != 0)
+		return -ENODEV;
+	da = rte_dev_devargs(info.device);
+	snprintf(args, sizeof(args), "%s", da != NULL && da->args != NULL ? da->args : "");
+	vfwd_port_teardown(port, &app->port_state[port]);
+	app->port_started[port] = false;
+	ret = rte_vdev_uninit(name);
+	if (ret == 0)
+		ret = rte_vdev_init(name, args);
+	if (ret != 0)
+		return ret < 0 ? ret : -EIO;
+	/* the pairs, the plan and every stream name the port by its id: the
+	 * new port must have it (the lowest free id: the one just freed) */
+	if (rte_eth_dev_get_port_by_name(name, &again) != 0 || again != port)
+		return -EADDRNOTAVAIL;
+	ret = vfwd_port_setup(port, &app->port_conf, app->pool, &app->port_state[port]);
+	if (ret != 0)
+		return ret;
+	app->port_started[port] = true;
+	memset(&app->port_last[port], 0, sizeof(app->port_last[port]));
+	app->port_last_tsc[port] = 0;
+	return 0;
+}
+
+void
+vfwd_replug_tick(struct vfwd_app *app)
+{
+	/* every tick (a few syscalls for each followed port): the link
+	 * poll, just before, says up while the interface is gone */
+	for (uint16_t i = 0; i < app->nb_ports; i++) {
+		uint16_t port = app->ports[i];
+		struct vfwd_wire_iface *wi = &app->wire_iface[port];
+		unsigned int ifindex;
+		bool was_running;
+		int ret;
+
+		if (wi->ifindex == 0)
+			continue; /* not followed */
+		ifindex = if_nametoindex(wi->name);
+		if (ifindex == wi->ifindex)
+			continue;
+		if (ifindex == 0) {
+			/* gone: the link poll cannot tell (the PMD asks the
+			 * interface by name, and there is none) */
+			app->port_state[port].link_up = 0;
+			continue;
+		}
+		was_running = app->running;
+		if (was_running)
+			vfwd_ctl_stop(app);
+		pthread_mutex_lock(&app->lock);
+		ret = replug(app, port);
+		pthread_mutex_unlock(&app->lock);
+		if (ret != 0) {
+			fprintf(stderr, "dpdk-vfwd: error: port %u: interface %s came back, but the "
+					"port could not be made again: %s; quitting\n",
+				port, wi->name, strerror(-ret));
+			wi->ifindex = 0;
+			app->quit = true;
+			app->cmd_status = -1;
+			return;
+		}
+		printf("port %u: interface %s came back (index %u, was %u): port made again\n",
+		       port, wi->name, ifindex, wi->ifindex);
+		fflush(stdout);
+		wi->ifindex = ifindex;
+		app->replugs++;
+		if (was_running && vfwd_ctl_start(app) != 0) {
+			fprintf(stderr, "dpdk-vfwd: error: cannot start the workers again; quitting\n");
+			app->quit = true;
+			app->cmd_status = -1;
+			return;
+		}
+	}
+}
