@@ -1,0 +1,267 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Wire peers that vanish under traffic: vfwd must never fault, must count
+what it could not send, and must forward again once the peer is back.
+
+    memif: peer(virtio_user) <-> vfwd <-> memif peer, SIGKILLed 20 times
+    tap:   peer(virtio_user) <-> vfwd <-> tap (in a netns), down and up
+    af_packet: ... <-> vfwd <-> veth, deleted and created again
+"""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+from vfwdtest import Env, check, complete_lines, dir_stats
+
+KILLS = 20
+RATE = 300000  # frames/s each way: paced peers nap, so they share CPU 0
+
+
+def drops_by_cause(d):
+    return {k: v for k, v in d.items() if k.startswith("drop_") and v}
+
+
+def check_laws(final):
+    """What every final report must show, however the peers behaved."""
+    for name in ("vm_to_wire", "wire_to_vm"):
+        d = dir_stats(final, name)
+        check(d["rx_pkts"] == d["tx_pkts"] + d["drops"],
+              "%s: rx %d != tx %d + drops %d" % (name, d["rx_pkts"], d["tx_pkts"], d["drops"]))
+        check(d["drops"] == d["drop_tx_full"] + d["drop_peer_down"],
+              "%s: drops of other causes: %s" % (name, drops_by_cause(d)))
+    check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
+          "mbufs leaked: %s" % final["mempool"])
+
+
+def wire_port(report):
+    return next(p for p in report["ports"] if p["role"] == "wire")
+
+
+def reports(vf):
+    return [json.loads(l) for l in complete_lines(vf.out()) if l.startswith("{")]
+
+
+def next_report(vf, timeout=5):
+    """The first periodic report printed after now: a phase's counts start
+    after what changed, not up to a period before it."""
+    seen = len(reports(vf))
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        r = reports(vf)
+        if len(r) > seen:
+            return r[-1]
+        time.sleep(0.02)
+    check(False, "no report from vfwd within %ss" % timeout)
+
+
+def test_memif_peer_killed_20_times_under_traffic_both_ways():
+    with Env("vanish-memif") as env:
+        vh, mf = env.path("vh.sock"), env.path("memif.sock")
+        vf = env.vfwd(["net_vhost0,iface=%s" % vh, "net_memif0,role=server,socket=%s" % mf],
+                      ["--stats-format", "json", "--stats-period", "0.5"])
+        vf.wait_output("forwarding", 30)
+        # the VM side stays for the whole run, sending and receiving
+        vm = env.peer(["net_virtio_user0,path=" + vh],
+                      ["--tx-port", "0", "--rx-port", "0", "--rate", str(RATE),
+                       "--duration", "300", "--timeout", "400", "--idle-ms", "500"],
+                      lcores="0@0", name="vm")
+        vm.wait_output("ready", 30, stream="err")
+        for i in range(KILLS):
+            w = env.peer(["net_memif0,role=client,socket=" + mf],
+                         ["--tx-port", "0", "--rx-port", "0", "--rate", str(RATE),
+                          "--duration", "300", "--timeout", "400",
+                          "--seq-base", str(10**9 + i * 10**7)],
+                         lcores="0@0", name="wire%d" % i)
+            w.wait_output("ready", 30, stream="err")
+            time.sleep(0.4)  # traffic both ways through the connected memif
+            os.kill(w.pid, signal.SIGKILL)
+            w.wait(10)
+            check(vf.p.poll() is None, "vfwd died at kill %d (status %s): %s"
+                  % (i + 1, vf.p.poll(), vf.err()[-2000:]))
+        # back: a last peer that runs to its end and leaves while vfwd runs
+        before = reports(vf)[-1]
+        last = env.peer(["net_memif0,role=client,socket=" + mf],
+                        ["--tx-port", "0", "--rx-port", "0", "--rate", "100000",
+                         "--duration", "2", "--timeout", "60", "--idle-ms", "300",
+                         "--seq-base", str(2 * 10**9)], lcores="0@0", name="wire-last")
+        check(last.wait(60) == 0, "last wire peer: %s" % last.err()[-1500:])
+        got = last.last_json()
+        os.kill(vm.pid, signal.SIGUSR1)  # stop sending, drain, report
+        check(vm.wait(30) == 0, "vm peer: %s" % vm.err()[-1500:])
+        vmgot = vm.last_json()
+        time.sleep(0.3)
+        check(vf.p.poll() is None, "vfwd died after the last peer left: %s" % vf.err()[-2000:])
+        rc = vf.stop(20)
+        check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
+        final = vf.last_json()
+        check_laws(final)
+        v2w, w2v = dir_stats(final, "vm_to_wire"), dir_stats(final, "wire_to_vm")
+        # forwarding again both ways once the peer was back
+        check(got["rx"] > 0 and got["rx_bad"] == 0, "last wire peer got %s" % got)
+        w2v_before = dir_stats(before, "wire_to_vm")
+        check(w2v["rx_pkts"] - w2v_before["rx_pkts"] >= got["tx"],
+              "vfwd took %d from the wire after the last peer came, it sent %d"
+              % (w2v["rx_pkts"] - w2v_before["rx_pkts"], got["tx"]))
+        # the VM side saw exactly what vfwd sent it, intact
+        check(vmgot["rx"] == w2v["tx_pkts"] and vmgot["rx_bad"] == 0,
+              "vm peer got %d (%d bad), vfwd sent %d" % (vmgot["rx"], vmgot["rx_bad"],
+                                                         w2v["tx_pkts"]))
+        # what the vanished peers could not take was counted as their loss
+        check(v2w["drop_peer_down"] + v2w["drop_tx_full"] > 0,
+              "no drop toward a wire that was gone 20 times: %s" % v2w)
+        # every disconnect made the PMD's unmap wait for the workers
+        g = final["unmap_guard"]
+        check(g["waited"] >= KILLS + 1 and g["timeouts"] == 0, "unmap guard: %s" % g)
+        print("     %d kills: vm->wire %d sent, drops %s; wire->vm %d sent; guard %s"
+              % (KILLS, v2w["tx_pkts"], drops_by_cause(v2w), w2v["tx_pkts"], g))
+
+
+def tap_stats(ns, tap):
+    """The kernel's counters of an interface in netns ns (its /sys is there)."""
+    names = ("rx_packets", "rx_dropped", "tx_packets")
+    r = subprocess.run(["ip", "netns", "exec", ns, "cat"] +
+                       ["/sys/class/net/%s/statistics/%s" % (tap, n) for n in names],
+                       capture_output=True, text=True, check=True)
+    rx, rx_dropped, tx = (int(x) for x in r.stdout.split())
+    return {"rx": rx, "rx_dropped": rx_dropped, "tx": tx}
+
+
+def test_tap_down_and_up_under_traffic():
+    with Env("vanish-tap") as env:
+        ns = "vfwdt-vtap-%d" % os.getpid()
+        tap = "vfwdv%d" % (os.getpid() % 100000)
+        env.add_netns(ns)
+        vh = env.path("vh.sock")
+        vf = env.vfwd(["net_vhost0,iface=%s" % vh, "net_tap0,iface=%s" % tap],
+                      ["--stats-format", "json", "--stats-period", "0.25"], netns=ns)
+        vf.wait_output("forwarding", 30)
+        ip = ["ip", "-n", ns]
+        subprocess.run(ip + ["addr", "add", "192.0.2.1/24", "dev", tap], check=True)
+        subprocess.run(ip + ["link", "set", tap, "up"], check=True)
+        # frames from the kernel toward the VM: pings to a neighbour that
+        # needs no ARP (the VM peer only counts them)
+        subprocess.run(ip + ["neigh", "add", "192.0.2.2", "lladdr", "02:00:00:00:00:02",
+                             "dev", tap], check=True)
+        vm = env.peer(["net_virtio_user0,path=" + vh],
+                      ["--tx-port", "0", "--rx-port", "0", "--rate", "20000",
+                       "--duration", "300", "--timeout", "400", "--idle-ms", "300"],
+                      lcores="0@0", name="vm")
+        vm.wait_output("ready", 30, stream="err")
+        ping = subprocess.Popen(["ip", "netns", "exec", ns, "ping", "-q", "-i", "0.002",
+                                 "-w", "30", "192.0.2.2"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        try:
+            phases = []
+            for state in ("up", "down", "up"):
+                subprocess.run(ip + ["link", "set", tap, state], check=True)
+                if state == "up":  # a link brought up loses its neighbours
+                    subprocess.run(ip + ["neigh", "replace", "192.0.2.2", "lladdr",
+                                         "02:00:00:00:00:02", "dev", tap], check=True)
+                t0 = (tap_stats(ns, tap), next_report(vf))
+                time.sleep(1.5)
+                check(vf.p.poll() is None, "vfwd died with the tap %s: %s"
+                      % (state, vf.err()[-2000:]))
+                phases.append((state, t0, (tap_stats(ns, tap), reports(vf)[-1])))
+        finally:
+            ping.kill()
+            ping.wait()
+        os.kill(vm.pid, signal.SIGUSR1)
+        check(vm.wait(30) == 0, "vm peer: %s" % vm.err()[-1500:])
+        vmgot = vm.last_json()
+        rc = vf.stop(20)
+        check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
+        final = vf.last_json()
+        check_laws(final)
+        for state, (k0, r0), (k1, r1) in phases:
+            v2w = {k: dir_stats(r1, "vm_to_wire")[k] - dir_stats(r0, "vm_to_wire")[k]
+                   for k in ("tx_pkts", "drops", "drop_peer_down")}
+            w2v = dir_stats(r1, "wire_to_vm")["tx_pkts"] - dir_stats(r0, "wire_to_vm")["tx_pkts"]
+            krx = k1["rx"] - k0["rx"]
+            print("     tap %-4s vm->wire sent %6d dropped %6d (peer_down %6d), kernel took %6d;"
+                  " wire->vm %5d" % (state, v2w["tx_pkts"], v2w["drops"], v2w["drop_peer_down"],
+                                     krx, w2v))
+            if state == "up":
+                check(krx > 10000 and v2w["tx_pkts"] > 10000 and w2v > 100,
+                      "tap up: not forwarding both ways (%s, kernel %d, toward VM %d)"
+                      % (v2w, krx, w2v))
+            else:
+                check(v2w["drops"] > 10000, "tap down: what vfwd could not send was not "
+                      "counted: %s, kernel took %d" % (v2w, krx))
+        check(vmgot["rx_bad"] == 0, "vm peer: %s" % vmgot)
+
+
+def test_af_packet_interface_deleted_and_created_again():
+    with Env("vanish-afp") as env:
+        ns = "vfwdt-vafp-%d" % os.getpid()
+        a, b = "vfwda%d" % (os.getpid() % 100000), "vfwdb%d" % (os.getpid() % 100000)
+        env.add_netns(ns)
+        ip = ["ip", "-n", ns]
+
+        def make_veth():
+            subprocess.run(ip + ["link", "add", a, "type", "veth", "peer", "name", b], check=True)
+            for dev in (a, b):
+                subprocess.run(ip + ["link", "set", dev, "up"], check=True)
+            subprocess.run(ip + ["addr", "add", "192.0.2.1/24", "dev", b], check=True)
+            subprocess.run(ip + ["neigh", "replace", "192.0.2.2", "lladdr", "02:00:00:00:00:02",
+                                 "dev", b], check=True)
+
+        make_veth()
+        vh = env.path("vh.sock")
+        vf = env.vfwd(["net_vhost0,iface=%s" % vh, "net_af_packet0,iface=%s" % a],
+                      ["--stats-format", "json", "--stats-period", "0.25"], netns=ns)
+        vf.wait_output("forwarding", 30)
+        vm = env.peer(["net_virtio_user0,path=" + vh],
+                      ["--tx-port", "0", "--rx-port", "0", "--rate", "20000",
+                       "--duration", "300", "--timeout", "400", "--idle-ms", "300"],
+                      lcores="0@0", name="vm")
+        vm.wait_output("ready", 30, stream="err")
+        phases = []
+        for state in ("there", "deleted", "made again"):
+            if state == "deleted":
+                subprocess.run(ip + ["link", "del", a], check=True)
+            elif state == "made again":
+                make_veth()
+            # frames from the kernel toward the VM while the veth exists
+            ping = subprocess.Popen(["ip", "netns", "exec", ns, "ping", "-q", "-i", "0.005",
+                                     "-w", "2", "192.0.2.2"], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+            if state == "made again":
+                vf.wait_output("came back", 10)
+            r0 = next_report(vf)
+            k0 = tap_stats(ns, b) if state != "deleted" else None
+            time.sleep(1.5)
+            ping.kill()
+            ping.wait()
+            check(vf.p.poll() is None, "vfwd died with the interface %s: %s"
+                  % (state, vf.err()[-2000:]))
+            k1 = tap_stats(ns, b) if state != "deleted" else None
+            phases.append((state, r0, reports(vf)[-1], k1["rx"] - k0["rx"] if k0 else 0))
+        os.kill(vm.pid, signal.SIGUSR1)
+        check(vm.wait(30) == 0, "vm peer: %s" % vm.err()[-1500:])
+        vmgot = vm.last_json()
+        rc = vf.stop(20)
+        check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
+        final = vf.last_json()
+        check_laws(final)
+        for state, r0, r1, krx in phases:
+            v2w = {k: dir_stats(r1, "vm_to_wire")[k] - dir_stats(r0, "vm_to_wire")[k]
+                   for k in ("tx_pkts", "drops", "drop_peer_down")}
+            w2v = dir_stats(r1, "wire_to_vm")["tx_pkts"] - dir_stats(r0, "wire_to_vm")["tx_pkts"]
+            print("     veth %-10s vm->wire sent %6d dropped %6d (peer_down %6d), kernel got"
+                  " %6d; wire->vm %5d" % (state, v2w["tx_pkts"], v2w["drops"],
+                                          v2w["drop_peer_down"], krx, w2v))
+            if state == "deleted":
+                # before vfwd sees the interface go (a tick, 10 ms) the PMD
+                # takes frames it cannot send: it counts them as its tx
+                # errors (oerrors), bar one ring (512 frames) queued before
+                oerr = wire_port(r1)["oerrors"] - wire_port(r0)["oerrors"]
+                check(v2w["drop_peer_down"] > 10000 and v2w["tx_pkts"] <= oerr + 512,
+                      "interface gone: what vfwd could not send is neither peer_down nor"
+                      " the port's oerrors (%d): %s" % (oerr, v2w))
+            else:
+                check(krx > 10000 and v2w["tx_pkts"] > 10000 and w2v > 50,
+                      "interface %s: not forwarding both ways (%s, kernel got %d, toward the"
+                      " VM %d)" % (state, v2w, krx, w2v))
+        check(vmgot["rx_bad"] == 0, "vm peer: %s" % vmgot)
