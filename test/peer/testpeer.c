@@ -78,8 +78,9 @@
  *
  * With --linger the ports stay open after the report until a signal: the
  * memif PMD of DPDK 22.11 unmaps its regions on disconnect without waiting
- * for the other side's data path, so tests stop the forwarder before its
- * memif peer.
+ * for the other side's data path; dpdk-vfwd guards against that, but
+ * dpdk-testpmd does not, so tests stop such a forwarder before its memif
+ * peer.
  *
  * --tcp sends F interleaved TCP streams (IPv4, or IPv6 with --ipv6) of
  * M-byte ACK-only segments (--count counts segments) instead of UDP
