@@ -37,7 +37,7 @@ BUILD = vfwdtest.BUILD
 ASAN_BUILD = os.path.join(os.path.dirname(BUILD), "build-asan")
 FUZZ_BUILD = os.path.join(os.path.dirname(BUILD), "build-fuzz")
 # the e2e groups run again with vfwd from build-asan
-ASAN_E2E_GROUPS = ("forward", "malformed", "modes", "soak")
+ASAN_E2E_GROUPS = ("forward", "malformed", "modes", "soak", "vanish")
 # LeakSanitizer suppressions, used only if the file exists
 LSAN_SUPP = os.path.join(HERE, "lsan.supp")
 SAN_UBSAN = "halt_on_error=1:print_stacktrace=1"
