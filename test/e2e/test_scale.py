@@ -1,0 +1,207 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Scale: several queues, several workers, the pipeline's work lcores and
+several VMs, each driven end to end by dpdk-vfwd-gen (every frame checked:
+loss, order per flow, duplicates, payload, other generators' flows).
+
+    multi-queue:  gen(virtio_user0, queues=N) <-> vfwd --rxq N (net_vhost0,queues=N | net_memif0) <-> gen(memif)
+    pipeline:     the same with --pipeline 1:2 --rxq 2 --txq 2
+    several VMs:  gen k (virtio_user k, memif k) <-> vfwd pair k (port 2k | port 2k+1), k = 0..P-1
+
+In CI the worker lcores share 2 CPUs with the generators (oversubscribed),
+so the rates are moderate (15-30 kpps per direction): what is checked is
+correctness, and a frame vfwd could not deliver must be a counted drop.
+"""
+
+import os
+import re
+import signal
+import time
+
+from vfwdtest import Env, check, dir_stats, gen_topology
+
+DIRS = ("vm_to_wire", "wire_to_vm")
+STREAM_COUNTS = ("rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "drops", "gro_in", "gro_out",
+                 "segs_added", "out_expected")
+# what vfwd may drop here: a ring full after the retries (a generator
+# descheduled on the shared CPUs) or a VM that is gone
+EXPECTED_DROPS = ("drop_tx_full", "drop_peer_down")
+PLAN_LINE = re.compile(r"^  lcore (\d+): (?:rx   )?(vm->wire|wire->vm) port (\d+) \(\S+\) q(\d+)"
+                       r" -> port (\d+) \(\S+\) q(\d+)$", re.M)
+
+
+def lcores(workers):
+    """The main lcore on CPU 0, then the workers on CPUs 1, 0, 1, ..."""
+    return ",".join(["0@0"] + ["%d@%d" % (i, i % 2) for i in range(1, workers + 1)])
+
+
+def plan(vf):
+    """The plan vfwd printed at start: [(lcore, dir, rx_port, rxq, tx_port, txq)]."""
+    return [(int(lc), "vm_to_wire" if d == "vm->wire" else "wire_to_vm", int(rp), int(rq),
+             int(tp), int(tq)) for lc, d, rp, rq, tp, tq in PLAN_LINE.findall(vf.out())]
+
+
+def gen_clean(x, where):
+    """Every frame received intact, once, in order within its flow, of our
+    own flows; sent = received + lost."""
+    check(x["corrupted"] == 0 and x["reordered"] == 0 and x["duplicates"] == 0 and
+          x["foreign"] == 0 and x["other"] == 0 and x["unsent"] == 0,
+          "%s: not clean (corrupted %d, reordered %d, duplicates %d, foreign %d, other %d, "
+          "unsent %d): %s" % (where, x["corrupted"], x["reordered"], x["duplicates"],
+                              x["foreign"], x["other"], x["unsent"], x))
+    check(x["received"] + x["lost"] == x["sent"] and x["received"] > 0,
+          "%s: received %d + lost %d != sent %d" % (where, x["received"], x["lost"], x["sent"]))
+
+
+def final_laws(final, where="vfwd"):
+    """vfwd's final report: per direction in = out + drops, the drops only
+    of expected causes; per stream the same; no mbuf left in use."""
+    for d in DIRS:
+        t = final["total"]["dirs"][d]
+        causes = {k: v for k, v in t.items() if k.startswith("drop_") and v}
+        check(t["out_expected"] == t["tx_pkts"] + t["drops"],
+              "%s %s: out_expected %d != tx %d + drops %d"
+              % (where, d, t["out_expected"], t["tx_pkts"], t["drops"]))
+        check(t["rx_pkts"] == t["tx_pkts"] + t["drops"],
+              "%s %s: rx %d != tx %d + drops %d" % (where, d, t["rx_pkts"], t["tx_pkts"],
+                                                    t["drops"]))
+        check(sum(t[k] for k in EXPECTED_DROPS) == t["drops"] == sum(causes.values()),
+              "%s %s: drops %d of unexpected causes: %s" % (where, d, t["drops"], causes))
+    for s in final["streams"]:
+        check(s["rx_pkts"] == s["out_expected"] == s["tx_pkts"] + s["drops"],
+              "%s: stream pair %d queue %d %s: rx %d, out_expected %d, tx %d + drops %d"
+              % (where, s["pair"], s["queue"], s["dir"], s["rx_pkts"], s["out_expected"],
+                 s["tx_pkts"], s["drops"]))
+    mp = final["mempool"]
+    check(mp["in_use"] == mp["in_use_at_start"], "%s: mbufs leaked: %s" % (where, mp))
+
+
+def pairs_add_up(final):
+    """Each pair's per-direction counts are the sums of its streams'."""
+    for pr in final["pairs"]:
+        for d in DIRS:
+            mine = [s for s in final["streams"] if s["pair"] == pr["pair"] and s["dir"] == d]
+            check(mine, "pair %d %s has no streams" % (pr["pair"], d))
+            for f in STREAM_COUNTS:
+                check(pr[d][f] == sum(s[f] for s in mine),
+                      "pair %d %s %s: %d, its streams' %s" % (pr["pair"], d, f, pr[d][f],
+                                                              [s[f] for s in mine]))
+
+
+def run_one_gen(env, nq, vfwd_args, gen_args, vf_lcores, gen_lcores="0@0"):
+    """vfwd and one generator with nq queues on every port; returns
+    (vfwd, the generator's report, vfwd's final report)."""
+    fwd_vdevs, gen_vdevs = gen_topology(env)
+    fwd_vdevs[0] += ",queues=%d" % nq
+    gen_vdevs[0] += ",queues=%d" % nq
+    vf = env.vfwd(fwd_vdevs, ["--stats-format", "json"] + vfwd_args, lcores=vf_lcores)
+    vf.wait_output("forwarding", 30)
+    g = env.gen(gen_vdevs, ["--queues", str(nq), "--format", "json", "--linger"] + gen_args,
+                lcores=gen_lcores)
+    g.wait_output('"ok"', 60)
+    rep = g.last_json()
+    # vfwd first: the memif PMD of a generator that goes first
+    rc, grc = vf.stop(20), g.stop(20)
+    check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
+    check(grc == (0 if rep["ok"] else 3), "generator exit %d with ok %s: %s"
+          % (grc, rep["ok"], g.err()[-1500:]))
+    return vf, rep, vf.last_json()
+
+
+# ---- 1. several queues, both plan shapes --------------------------------
+
+def multi_queue(nq, workers, count=30000, rate="30k", flows=16):
+    """nq queues on every port, `workers` worker lcores, 16 flows both ways.
+    The plan: while workers <= queues a worker takes both directions of
+    whole queues, beyond that the directions are split; either way a
+    stream received on queue q sends on queue q. So queue by queue the
+    generator's count of what it sent on tx queue q is vfwd's stream (q)
+    rx, and what it received on rx queue q is vfwd's stream (q) tx: a
+    stream that sent on another queue, two lcores on one queue, or a
+    queue nobody polls would show here."""
+    with Env("scale-q%dw%d" % (nq, workers)) as env:
+        t0 = time.monotonic()
+        vf, rep, final = run_one_gen(
+            env, nq, ["--rxq", str(nq)],
+            ["--flows", str(flows), "--flow-base", "300", "--dir", "both", "--count",
+             str(count), "--rate", rate], lcores(workers))
+        secs = time.monotonic() - t0
+
+        # the plan vfwd printed has the shape this combination is for
+        streams = plan(vf)
+        check(sorted((d, rq) for _, d, _, rq, _, _ in streams) ==
+              sorted((d, q) for d in DIRS for q in range(nq)),
+              "plan: not every (direction, queue) once: %s\n%s" % (streams, vf.out()[:3000]))
+        check(all(rq == tq for _, _, _, rq, _, tq in streams),
+              "plan: a stream sends on another queue than it receives on: %s" % streams)
+        lcs = {}
+        for lc, d, _, q, _, _ in streams:
+            lcs.setdefault(q, {})[d] = lc
+        used = {lc for lc, *_ in streams}
+        check(len(used) == min(workers, 2 * nq), "plan: %d lcores used of %d workers: %s"
+              % (len(used), workers, streams))
+        split = workers > nq
+        for q, by_dir in lcs.items():
+            same = by_dir["vm_to_wire"] == by_dir["wire_to_vm"]
+            check(same != split, "plan (%s): queue %d's directions on lcores %s" %
+                  ("split directions" if split else "whole queues", q, by_dir))
+
+        check(rep["queues"] == nq and rep["flows"] == flows, "generator config: %s" % rep)
+        by_key = {(s["queue"], s["dir"]): s for s in final["streams"]}
+        check(len(final["streams"]) == 2 * nq and all(s["pair"] == 0 for s in final["streams"]),
+              "vfwd streams: %s" % [(s["pair"], s["queue"], s["dir"]) for s in final["streams"]])
+        ports = final["ports"]
+        for d in DIRS:
+            x = rep["dirs"][d]
+            v = dir_stats(final, d)
+            where = "%d queues, %d workers, %s" % (nq, workers, d)
+            gen_clean(x, where)
+            check(x["sent_frames"] == count and sum(x["txq"]) == count and
+                  sum(x["rxq"]) == x["frames"] == x["received"],
+                  "%s: sent %d (per queue %s), received %d (per queue %s)"
+                  % (where, x["sent_frames"], x["txq"], x["received"], x["rxq"]))
+            check(x["lost"] == v["drops"], "%s: the generator lost %d, vfwd dropped %d (%s)"
+                  % (where, x["lost"], v["drops"],
+                     {k: v[k] for k in v if k.startswith("drop_") and v[k]}))
+            rx_port, tx_port = (0, 1) if d == "vm_to_wire" else (1, 0)
+            for q in range(nq):
+                s = by_key[(q, d)]
+                check(x["txq"][q] > 0 and x["rxq"][q] > 0,
+                      "%s: queue %d carried nothing: sent %s, received %s per queue"
+                      % (where, q, x["txq"], x["rxq"]))
+                check(x["txq"][q] == s["rx_pkts"] and x["rxq"][q] == s["tx_pkts"],
+                      "%s queue %d: the generator sent %d on it and received %d on it; vfwd's "
+                      "stream (queue %d) received %d and sent %d (all streams: %s)"
+                      % (where, q, x["txq"][q], x["rxq"][q], q, s["rx_pkts"], s["tx_pkts"],
+                         [(t["queue"], t["dir"], t["rx_pkts"], t["tx_pkts"])
+                          for t in final["streams"]]))
+                # the ports' own per-queue counters (the PMDs') agree
+                check(ports[rx_port]["rxq_pkts"][q] == s["rx_pkts"] and
+                      ports[tx_port]["txq_pkts"][q] == s["tx_pkts"],
+                      "%s queue %d: port %d rxq_pkts %s, port %d txq_pkts %s; stream rx %d tx %d"
+                      % (where, q, rx_port, ports[rx_port]["rxq_pkts"], tx_port,
+                         ports[tx_port]["txq_pkts"], s["rx_pkts"], s["tx_pkts"]))
+        final_laws(final)
+        pairs_add_up(final)
+        print("     %d queues, %d workers (%s): %.1fs, drops %s" % (
+            nq, workers, "split" if split else "whole queues", secs,
+            [dir_stats(final, d)["drops"] for d in DIRS]))
+
+
+def test_multi_queue_2q_1_worker():
+    multi_queue(2, 1)
+
+
+def test_multi_queue_2q_2_workers():
+    multi_queue(2, 2)
+
+
+def test_multi_queue_2q_3_workers_split():
+    multi_queue(2, 3)
+
+
+def test_multi_queue_4q_2_workers():
+    multi_queue(4, 2)
+
+
+def test_multi_queue_4q_3_workers():
+    multi_queue(4, 3)
