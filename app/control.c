@@ -285,6 +285,7 @@ vfwd_ctl_start(struct vfwd_app *app)
 		return -ENOMEM; /* a failed rebuild left workers without state */
 	vfwd_unmap_guard_set(app->workers, app->nb_workers);
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		app->workers[w].quiesce_epoch = vfwd_unmap_guard_epoch();
 		int ret;
 
 		app->workers[w].running = 1;
@@ -498,7 +499,8 @@ vfwd_ctl_tick(struct vfwd_app *app)
 	uint64_t period = (uint64_t)(app->opt.stats_period_s * app->tsc_hz);
 
 	for (uint16_t i = 0; i < app->nb_ports; i++)
-		vfwd_port_wire_link_poll(app->ports[i], &app->port_state[app->ports[i]]);
+		if (!app->wire_iface[app->ports[i]].gone) /* its PMD would say up */
+			vfwd_port_wire_link_poll(app->ports[i], &app->port_state[app->ports[i]]);
 	vfwd_replug_tick(app);
 	if (!app->running)
 		return;

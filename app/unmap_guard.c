@@ -15,11 +15,15 @@
  * linker binds the PMD's calls (a plugin, dlopen'd by the EAL) to it (the
  * symbol is exported, see app/meson.build). A call that comes from
  * librte_net_memif while workers run first waits until every running worker
- * has finished the round it was in and one more: by then the "connected"
- * flag, cleared before the unmap, has been seen by every new burst call.
- * Other callers go straight to the kernel. A worker asleep (napi) is in no
- * PMD; the wait then lasts until it wakes (its sleep is bounded by
- * --sleep-max-us), and never longer than GUARD_WAIT_MAX_MS in all.
+ * has ended a round after the call began: the worker acknowledges an epoch
+ * the guard bumps (struct vfwd_worker's quiesce_epoch, a release store after
+ * each round), so by then its PMD calls of the round before are over and
+ * its later ones see the "connected" flag the PMD cleared before the unmap.
+ * Other callers go on to libc's munmap (or the kernel's) at once. A worker
+ * asleep (napi) is in no PMD; the wait then lasts until it wakes (its sleep
+ * is bounded by --sleep-max-us), and never longer than GUARD_WAIT_MAX_MS
+ * (then it says so on stderr and counts a timeout). A worker told to stop
+ * still sends what it held (drain_all) and is waited for until it returned.
  *
  * The registry is set by the control plane around worker launches and read
  * by whatever thread unmaps; its mutex orders the two, and the worker array
@@ -29,6 +33,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -43,12 +48,29 @@
 #define GUARD_WAIT_MAX_MS 1000
 #define GUARDED_DSO "librte_net_memif"
 
+typedef int (*munmap_fn)(void *, size_t);
+
 static struct {
 	pthread_mutex_t lock;
+	uint32_t epoch; /* bumped under lock, read by workers */
+	munmap_fn next; /* libc's, or an interposer after us (ASan) */
 	const struct vfwd_worker *workers; /* NULL: none running */
 	uint16_t nb_workers;
 	struct vfwd_unmap_guard_stats stats;
 } guard = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Before main: dlsym must not run inside munmap (it may unmap). */
+__attribute__((constructor)) static void
+guard_find_next(void)
+{
+	guard.next = (munmap_fn)dlsym(RTLD_NEXT, "munmap");
+}
+
+const uint32_t *
+vfwd_unmap_guard_epoch(void)
+{
+	return &guard.epoch;
+}
 
 void
 vfwd_unmap_guard_set(const struct vfwd_worker *workers, uint16_t nb_workers)
@@ -76,45 +98,46 @@ called_from_guarded_dso(const void *caller)
 	       strstr(info.dli_fname, GUARDED_DSO) != NULL;
 }
 
-/* Whether worker w is past the round it was in when it read `from`, and
- * one more, or is in no round at all. */
+/* Whether worker w has ended a round since the epoch became `epoch`, or
+ * is in none (returned from vfwd_worker_main: EAL's state, written after
+ * it returns). */
 static bool
-worker_quiet(const struct vfwd_worker *w, uint64_t from)
+worker_quiet(const struct vfwd_worker *w, uint32_t epoch)
 {
-	if (!w->running || rte_eal_get_lcore_state(w->lcore_id) != RUNNING)
+	if (rte_eal_get_lcore_state(w->lcore_id) != RUNNING)
 		return true;
-	return __atomic_load_n(&w->stats.rounds, __ATOMIC_RELAXED) >= from + 2;
+	return (int32_t)(__atomic_load_n(&w->quiesce_seen, __ATOMIC_ACQUIRE) - epoch) >= 0;
 }
 
 /* With guard.lock held. */
 static void
 wait_for_workers(void)
 {
-	uint64_t from[VFWD_MAX_WORKERS];
 	uint64_t start = rte_get_timer_cycles();
 	uint64_t deadline = start + rte_get_timer_hz() / 1000 * GUARD_WAIT_MAX_MS;
 	unsigned int self = rte_lcore_id();
+	uint32_t epoch;
 	bool quiet;
 	uint64_t us;
 
-	/* the PMD's "connected" flag was cleared before this call: make that
-	 * store visible before reading where the workers are */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (uint16_t i = 0; i < guard.nb_workers; i++)
-		from[i] = __atomic_load_n(&guard.workers[i].stats.rounds, __ATOMIC_RELAXED);
+	/* seq_cst: ordered after the PMD's store of its "connected" flag */
+	epoch = __atomic_add_fetch(&guard.epoch, 1, __ATOMIC_SEQ_CST);
 	do {
 		quiet = true;
 		for (uint16_t i = 0; i < guard.nb_workers && quiet; i++)
 			/* a worker unmapping itself would wait for itself */
 			quiet = guard.workers[i].lcore_id == self ||
-				worker_quiet(&guard.workers[i], from[i]);
+				worker_quiet(&guard.workers[i], epoch);
 		if (quiet)
 			break;
 		usleep(10);
 	} while (rte_get_timer_cycles() < deadline);
 	guard.stats.unmaps_waited++;
-	if (!quiet)
+	if (!quiet) {
 		guard.stats.timeouts++;
+		fprintf(stderr, "dpdk-vfwd: warning: a memif port unmaps its memory while a worker "
+				"has not come round in %d ms\n", GUARD_WAIT_MAX_MS);
+	}
 	us = (rte_get_timer_cycles() - start) * 1000000 / rte_get_timer_hz();
 	if (us > guard.stats.max_wait_us)
 		guard.stats.max_wait_us = us;
@@ -132,5 +155,7 @@ munmap(void *addr, size_t len)
 			guard.stats.unmaps_free++;
 		pthread_mutex_unlock(&guard.lock);
 	}
+	if (guard.next != NULL)
+		return guard.next(addr, len);
 	return (int)syscall(SYS_munmap, addr, len);
 }

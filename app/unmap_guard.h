@@ -20,5 +20,7 @@ struct vfwd_unmap_guard_stats {
  * (NULL, 0: after they all returned, before their array may be freed). */
 void vfwd_unmap_guard_set(const struct vfwd_worker *workers, uint16_t nb_workers);
 void vfwd_unmap_guard_stats(struct vfwd_unmap_guard_stats *out);
+/* What each worker's quiesce_epoch points at. */
+const uint32_t *vfwd_unmap_guard_epoch(void);
 
 #endif

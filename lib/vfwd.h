@@ -152,7 +152,7 @@ struct vfwd_stream_stats {
 	uint64_t gro_in;     /* segments given to GRO */
 	uint64_t gro_out;    /* packets that came out of it */
 	uint64_t segs_added; /* software segmentation: segments made less frames cut */
-};
+} __rte_cache_aligned; /* one line each, whatever comes before the array */
 
 /* A stream receives on queue rx_queue of one port of pair; in the
  * pipeline the work lcore that sends it uses the same key. */
@@ -363,6 +363,14 @@ struct vfwd_worker {
 	uint32_t clear_req;
 	uint32_t clear_seen;
 	volatile uint8_t running; /* control sets 1 before launch, 0 to stop */
+	/* quiescence: after each round the worker copies *quiesce_epoch
+	 * (acquire) into quiesce_seen (release), so that whoever bumped the
+	 * epoch knows, once quiesce_seen reaches it, that every PMD call of
+	 * the rounds before is over and later ones see what was written
+	 * before the bump (app/unmap_guard.c). Set by control before launch;
+	 * NULL: not watched. Plain loads and stores on x86. */
+	const uint32_t *quiesce_epoch;
+	uint32_t quiesce_seen;
 
 	/* worker: the only writer while it runs. Never zeroed after the
 	 * worker's memory is allocated (zeroed): vfwd_worker_init keeps them,

@@ -852,6 +852,10 @@ vfwd_worker_main(void *arg)
 		else
 			st->idle_tsc += now - prev;
 		st->rounds++;
+		if (w->quiesce_epoch != NULL)
+			__atomic_store_n(&w->quiesce_seen,
+					 __atomic_load_n(w->quiesce_epoch, __ATOMIC_ACQUIRE),
+					 __ATOMIC_RELEASE);
 		if (knobs.rx_mode != VFWD_RX_POLL)
 			now = vfwd_napi_after_round(w, &knobs, nb, now);
 		prev = now;
