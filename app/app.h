@@ -32,6 +32,7 @@ struct vfwd_stats_view {
 struct vfwd_wire_iface {
 	char name[IF_NAMESIZE];
 	unsigned int ifindex;
+	bool gone; /* no interface of that name now: the link poll skips it */
 };
 
 struct vfwd_app {

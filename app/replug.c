@@ -7,7 +7,8 @@
  * good: an interface created again under the same name is a new one, and
  * the port would stay deaf and mute for the rest of the run. So control
  * follows each such port's interface by name: while it is gone the port's
- * link is down (what is sent is counted as peer_down); when it is back under
+ * link is down (what the PMD refuses is counted as peer_down; what it
+ * takes it cannot send, and counts as its own tx errors); when it is back under
  * a new index the port is made again (stopped, closed, its vdev removed and
  * probed with the same arguments, set up as at start) and forwarding
  * resumes. The workers stop for the few milliseconds that takes: every
@@ -79,7 +80,9 @@ vfwd_replug_init(struct vfwd_app *app)
 }
 
 /* Make port again from its vdev arguments. Workers stopped. -errno; on
- * error the port is closed and must not be used. */
+ * error the port is closed and must not be used (vfwd then quits rather
+ * than run a plan with a closed port in it: even an interface that
+ * flapped between the look and the probe ends the run). */
 static int
 replug(struct vfwd_app *app, uint16_t port)
 {
@@ -92,7 +95,9 @@ replug(struct vfwd_app *app, uint16_t port)
 	if (rte_eth_dev_get_name_by_port(port, name) != 0 || rte_eth_dev_info_get(port, &info) != 0)
 		return -ENODEV;
 	da = rte_dev_devargs(info.device);
-	snprintf(args, sizeof(args), "%s", da != NULL && da->args != NULL ? da->args : "");
+	if ((size_t)snprintf(args, sizeof(args), "%s",
+			     da != NULL && da->args != NULL ? da->args : "") >= sizeof(args))
+		return -E2BIG; /* the port is still there, untouched */
 	vfwd_port_teardown(port, &app->port_state[port]);
 	app->port_started[port] = false;
 	ret = rte_vdev_uninit(name);
@@ -128,11 +133,11 @@ vfwd_replug_tick(struct vfwd_app *app)
 		if (wi->ifindex == 0)
 			continue; /* not followed */
 		ifindex = if_nametoindex(wi->name);
+		wi->gone = ifindex == 0;
 		if (ifindex == wi->ifindex)
 			continue;
 		if (ifindex == 0) {
-			/* gone: the link poll cannot tell (the PMD asks the
-			 * interface by name, and there is none) */
+			/* the PMD's link stays up: it never looks again */
 			app->port_state[port].link_up = 0;
 			continue;
 		}

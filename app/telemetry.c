@@ -314,6 +314,8 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	pthread_mutex_lock(&tel_lock);
 	app = tel_app;
 	if (app != NULL) {
+		/* a port may be closed and made again (replug.c) under app->lock */
+		pthread_mutex_lock(&app->lock);
 		rte_tel_data_start_dict(d);
 		for (uint16_t i = 0; i < app->nb_ports; i++) {
 			uint16_t port = app->ports[i];
@@ -344,6 +346,7 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 			if (rte_tel_data_add_dict_container(d, key, c, 0) != 0)
 				rte_tel_data_free(c);
 		}
+		pthread_mutex_unlock(&app->lock);
 		ret = 0;
 	}
 	pthread_mutex_unlock(&tel_lock);

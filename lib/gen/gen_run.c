@@ -486,7 +486,8 @@ gen_account(const struct gen_conf *c, struct gen_dir_state *ds, enum gen_dir d,
 		return false;
 	}
 	rx->frames++;
-	rx->q_frames[q]++;
+	if (q < GEN_MAX_QUEUES)
+		rx->q_frames[q]++;
 	rx->bytes += len;
 	if (len > rx->max_frame)
 		rx->max_frame = len;
