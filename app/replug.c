@@ -26,38 +26,6 @@
 
 #include "app.h"
 
-static bool
-driver_is(uint16_t port, const char *driver)
-{
-	struct rte_eth_dev_info info;
-
-	return rte_eth_dev_info_get(port, &info) == 0 && info.driver_name != NULL &&
-	       strcmp(info.driver_name, driver) == 0;
-}
-
-/* iface=NAME from a device's arguments */
-static bool
-devargs_iface(const char *args, char *name, size_t len)
-{
-	const char *p = args;
-
-	while (p != NULL && *p != '\0') {
-		if (strncmp(p, "iface=", 6) == 0) {
-			size_t n = strcspn(p + 6, ",");
-
-			if (n == 0 || n >= len)
-				return false;
-			memcpy(name, p + 6, n);
-			name[n] = '\0';
-			return true;
-		}
-		p = strchr(p, ',');
-		if (p != NULL)
-			p++;
-	}
-	return false;
-}
-
 void
 vfwd_replug_init(struct vfwd_app *app)
 {
@@ -65,15 +33,11 @@ vfwd_replug_init(struct vfwd_app *app)
 		uint16_t port = app->ports[i];
 		struct vfwd_wire_iface *wi = &app->wire_iface[port];
 		struct rte_eth_dev_info info;
-		const struct rte_devargs *da;
 
 		memset(wi, 0, sizeof(*wi));
-		if (app->port_state[port].is_vhost || !driver_is(port, "net_af_packet") ||
-		    rte_eth_dev_info_get(port, &info) != 0)
-			continue;
-		da = rte_dev_devargs(info.device);
-		if (da == NULL || da->args == NULL ||
-		    !devargs_iface(da->args, wi->name, sizeof(wi->name)))
+		if (rte_eth_dev_info_get(port, &info) != 0 || info.driver_name == NULL ||
+		    strcmp(info.driver_name, "net_af_packet") != 0 ||
+		    vfwd_port_iface(port, wi->name, sizeof(wi->name), NULL) != 0)
 			continue;
 		wi->ifindex = if_nametoindex(wi->name);
 	}

@@ -20,7 +20,7 @@ static int
 server_socket_of(uint16_t port, char *path)
 {
 	bool client;
-	int ret = vfwd_port_vhost_iface(port, path, PATH_MAX, &client);
+	int ret = vfwd_port_iface(port, path, PATH_MAX, &client);
 
 	if (ret == 0 && client)
 		path[0] = '\0';

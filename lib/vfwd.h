@@ -453,9 +453,10 @@ void vfwd_port_teardown(uint16_t port, struct vfwd_port_state *st);
 bool vfwd_port_is_vhost(uint16_t port);
 /* A wire port's link into st->link_up (control, periodically). */
 void vfwd_port_wire_link_poll(uint16_t port, struct vfwd_port_state *st);
-/* A vhost port's socket path (its iface devarg) into path; *client (if
- * not NULL): net_vhost connects to it (client=1). -errno. */
-int vfwd_port_vhost_iface(uint16_t port, char *path, size_t len, bool *client);
+/* A port's iface devarg into path: net_vhost's socket path, or the
+ * kernel interface of net_af_packet and net_tap; *client (if not NULL):
+ * net_vhost connects to it (client=1). -errno (-ENOENT: none). */
+int vfwd_port_iface(uint16_t port, char *path, size_t len, bool *client);
 
 /* napi: called by the worker after a round that moved nb packets; may
  * sleep. Returns the time it returns at (vfwd_napi.c). */

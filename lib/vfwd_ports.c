@@ -49,7 +49,7 @@ vfwd_port_is_vhost(uint16_t port)
 #define VIRTIO_NET_F_GUEST_TSO4 7
 
 int
-vfwd_port_vhost_iface(uint16_t port, char *path, size_t len, bool *client)
+vfwd_port_iface(uint16_t port, char *path, size_t len, bool *client)
 {
 	struct rte_eth_dev_info info;
 	const struct rte_devargs *da;
@@ -246,7 +246,7 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	if (st->is_vhost) {
 		char path[PATH_MAX];
 
-		if (vfwd_port_vhost_iface(port, path, sizeof(path), NULL) == 0 &&
+		if (vfwd_port_iface(port, path, sizeof(path), NULL) == 0 &&
 		    rte_vhost_driver_disable_features(path, VFWD_VHOST_WITHHELD) == 0)
 			st->withheld_features = VFWD_VHOST_WITHHELD;
 	}
