@@ -108,6 +108,20 @@ read_lcore(const struct vfwd_app *app, uint16_t w, struct vfwd_lcore_stats *now)
 	return -EAGAIN;
 }
 
+/* An endpoint's ",<N>": N in [0, max), -1 when there is none, -EINVAL
+ * when it is not such a number. */
+static long
+param_index(const char *params, long max)
+{
+	char *end;
+	long n;
+
+	if (params == NULL || *params == '\0')
+		return -1;
+	n = strtol(params, &end, 10);
+	return *end != '\0' || n < 0 || n >= max ? -EINVAL : n;
+}
+
 /* /vfwd/lcores: each lcore briefly and the total in full;
  * /vfwd/lcores,<lcore id>: that lcore in full. A reply with a worker
  * that could not be read consistently is null (-EAGAIN): ask again. */
@@ -116,15 +130,10 @@ tel_lcores(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 {
 	struct vfwd_app *app;
 	int ret = -EAGAIN;
-	long only = -1;
+	long only = param_index(params, RTE_MAX_LCORE);
 
-	if (params != NULL && *params != '\0') {
-		char *end;
-
-		only = strtol(params, &end, 10);
-		if (*end != '\0' || only < 0 || only >= RTE_MAX_LCORE)
-			return -EINVAL;
-	}
+	if (only == -EINVAL)
+		return -EINVAL;
 	pthread_mutex_lock(&tel_lock);
 	app = tel_app;
 	if (app != NULL) {
@@ -235,15 +244,10 @@ tel_pairs(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 {
 	struct vfwd_app *app;
 	int ret = -EAGAIN;
-	long only = -1;
+	long only = param_index(params, VFWD_MAX_PAIRS);
 
-	if (params != NULL && *params != '\0') {
-		char *end;
-
-		only = strtol(params, &end, 10);
-		if (*end != '\0' || only < 0 || only >= VFWD_MAX_PAIRS)
-			return -EINVAL;
-	}
+	if (only == -EINVAL)
+		return -EINVAL;
 	pthread_mutex_lock(&tel_lock);
 	app = tel_app;
 	if (app != NULL) {
