@@ -285,7 +285,7 @@ text_pairs(const struct vfwd_app *app, const struct report *r)
 }
 
 static void
-text_lcores(struct vfwd_app *app, const struct report *r)
+text_lcores(const struct vfwd_app *app, const struct report *r)
 {
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
 		char label[16];
@@ -468,7 +468,7 @@ json_dir_totals(const struct vfwd_lcore_stats *tot)
 
 /* "lcores":[...],"total":{...} */
 static void
-json_lcores(struct vfwd_app *app, const struct report *r)
+json_lcores(const struct vfwd_app *app, const struct report *r)
 {
 	printf("\"lcores\":[");
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
@@ -549,8 +549,12 @@ vfwd_report(struct vfwd_app *app, struct vfwd_stats_view *view, bool final, bool
 	free(arr_);
 }
 
-void
-vfwd_show_lcores(struct vfwd_app *app, bool json)
+/* A show command's figures since the previous show: json_body prints the
+ * members inside {"t":..,"period_s":.., ...}, text the text form. */
+static void
+show_since_last(struct vfwd_app *app, bool json,
+		void (*json_body)(const struct vfwd_app *, const struct report *),
+		void (*text)(const struct vfwd_app *, const struct report *))
 {
 	REPORT_ON_STACK(app, r);
 
@@ -559,10 +563,10 @@ vfwd_show_lcores(struct vfwd_app *app, bool json)
 	report_take(app, &app->show_view, &r);
 	if (json) {
 		printf("{\"t\":%.3f,\"period_s\":%.3f,", r.elapsed, r.secs);
-		json_lcores(app, &r);
+		json_body(app, &r);
 		printf("}\n");
 	} else {
-		text_lcores(app, &r);
+		text(app, &r);
 	}
 	fflush(stdout);
 	report_done(app, &app->show_view, &r);
@@ -570,26 +574,24 @@ vfwd_show_lcores(struct vfwd_app *app, bool json)
 }
 
 void
+vfwd_show_lcores(struct vfwd_app *app, bool json)
+{
+	show_since_last(app, json, json_lcores, text_lcores);
+}
+
+static void
+json_pairs_streams_totals(const struct vfwd_app *app, const struct report *r)
+{
+	json_pairs(app, r);
+	printf(",");
+	json_streams(app, &r->tot_now);
+	json_dir_totals(&r->tot_now);
+}
+
+void
 vfwd_show_pairs(struct vfwd_app *app, bool json)
 {
-	REPORT_ON_STACK(app, r);
-
-	if (arr_ == NULL)
-		return;
-	report_take(app, &app->show_view, &r);
-	if (json) {
-		printf("{\"t\":%.3f,\"period_s\":%.3f,", r.elapsed, r.secs);
-		json_pairs(app, &r);
-		printf(",");
-		json_streams(app, &r.tot_now);
-		json_dir_totals(&r.tot_now);
-		printf("}\n");
-	} else {
-		text_pairs(app, &r);
-	}
-	fflush(stdout);
-	report_done(app, &app->show_view, &r);
-	free(arr_);
+	show_since_last(app, json, json_pairs_streams_totals, text_pairs);
 }
 
 int
