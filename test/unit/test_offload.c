@@ -21,6 +21,7 @@
 #include <rte_udp.h>
 
 #include "check.h"
+#include "unit_eal.h"
 #include "vfwd.h"
 
 #define MSS 1000
@@ -1840,19 +1841,9 @@ heavy_bursts_larger_than_hold(void)
 int
 main(int argc, char **argv)
 {
-	char prefix[64];
-	char *eal[] = {argv[0], "-l", "0", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
-		       "--log-level=*:error", "--file-prefix", prefix};
-
 	(void)argc;
-	snprintf(prefix, sizeof(prefix), "vfwd-unit-offload-%d", getpid());
-	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
-		printf("not ok 1 - eal_init\n1..1\n");
+	if (unit_eal_init(argv[0], "offload", &pool, &indirect_pool) != 0)
 		return 1;
-	}
-	pool = rte_pktmbuf_pool_create("t_pool", 16383, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	indirect_pool = rte_pktmbuf_pool_create("t_indirect", 4095, 0, 0, 0, 0);
-	RTE_VERIFY(pool && indirect_pool);
 
 	RUN(merge_light);
 	RUN(merge_heavy);
