@@ -390,6 +390,32 @@ class Env:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def peer_through_vfwd(env, direction, peer_args, vfwd_args=(), vhost_args="", user_args="",
+                      lcores="0@0,1@1"):
+    """One test peer on both sides of a vfwd: virtio-user on its vhost
+    port (net_vhost devargs + vhost_args, the peer's + user_args), memif on
+    its wire port, sending `direction` ("vm_to_wire" or "wire_to_vm") with
+    peer_args. vfwd stops first (the memif PMD), then the peer, both must
+    exit 0. Returns (the peer's JSON report, vfwd's Proc)."""
+    vh, mf = env.path("vh.sock"), env.path("memif.sock")
+    vf = env.vfwd(["net_vhost0,iface=%s%s" % (vh, vhost_args),
+                   "net_memif0,role=server,socket=%s" % mf],
+                  ["--stats-format", "json"] + list(vfwd_args), lcores=lcores)
+    vf.wait_output("forwarding", 30)
+    tx, rx = (0, 1) if direction == "vm_to_wire" else (1, 0)
+    peer = env.peer(["net_virtio_user0,path=%s%s" % (vh, user_args),
+                     "net_memif0,role=client,socket=" + mf],
+                    ["--tx-port", str(tx), "--rx-port", str(rx), "--timeout", "60", "--linger"]
+                    + list(peer_args))
+    peer.wait_output('"tx"', 90)
+    got = peer.last_json()
+    rc = vf.stop(20)
+    check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
+    prc = peer.stop(20)
+    check(prc == 0, "peer exit %d: %s" % (prc, peer.err()[-1500:]))
+    return got, vf
+
+
 def gen_topology(env, tso=False):
     """The vdevs of a forwarder and of dpdk-vfwd-gen attached to it as the
     VM (virtio-user on the forwarder's vhost-user socket, gen port 0) and

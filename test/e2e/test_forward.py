@@ -5,30 +5,15 @@ net_memif wire to the same peer process, which checks every byte.
     peer(virtio_user0) <-> vfwd(net_vhost0 | net_memif0) <-> peer(net_memif0)
 """
 
-from vfwdtest import Env, check, dir_stats
+from vfwdtest import Env, check, dir_stats, peer_through_vfwd
 
 COUNT = 300000
 
 
 def forward(direction, size):
     with Env("fwd-" + direction) as env:
-        vh, mf = env.path("vh.sock"), env.path("memif.sock")
-        vf = env.vfwd(["net_vhost0,iface=%s,tso=1" % vh,
-                       "net_memif0,role=server,socket=%s" % mf],
-                      ["--stats-format", "json", "--stats-period", "1"])
-        vf.wait_output("forwarding", 30)
-        # peer ports: 0 = virtio_user (VM side), 1 = memif (wire side)
-        tx, rx = (0, 1) if direction == "vm_to_wire" else (1, 0)
-        peer = env.peer(["net_virtio_user0,path=" + vh,
-                         "net_memif0,role=client,socket=" + mf],
-                        ["--tx-port", str(tx), "--rx-port", str(rx), "--count", str(COUNT),
-                         "--size", str(size), "--timeout", "60", "--linger"])
-        peer.wait_output('"tx"', 90)
-        got = peer.last_json()
-        rc = vf.stop(20)
-        prc = peer.stop(20)
-        check(prc == 0, "peer exit %d: %s" % (prc, peer.err()[-1500:]))
-        check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
+        got, vf = peer_through_vfwd(env, direction, ["--count", str(COUNT), "--size", str(size)],
+                                    ["--stats-period", "1"], vhost_args=",tso=1")
         final = vf.last_json()
         check(final["final"], "last report is not the final one")
         d = dir_stats(final, direction)

@@ -21,29 +21,16 @@ guest (the QEMU guest test is separate):
 
 import subprocess
 
-from vfwdtest import PEER, Env, check, dir_stats
+from vfwdtest import PEER, Env, check, dir_stats, peer_through_vfwd
 
 
 def run(direction, peer_args, vfwd_args, count, lcores="0@0,1@1", max_drop_share=0.05,
         queues=1, want_final=False):
     with Env("offload-" + direction) as env:
-        vh, mf = env.path("vh.sock"), env.path("memif.sock")
-        vf = env.vfwd(["net_vhost0,iface=%s,tso=1,queues=%d" % (vh, queues),
-                       "net_memif0,role=server,socket=%s" % mf],
-                      ["--stats-format", "json"] + vfwd_args, lcores=lcores)
-        vf.wait_output("forwarding", 30)
-        tx, rx = (0, 1) if direction == "vm_to_wire" else (1, 0)
-        peer = env.peer(["net_virtio_user0,path=%s,queue_size=1024,queues=%d" % (vh, queues),
-                         "net_memif0,role=client,socket=" + mf],
-                        ["--tx-port", str(tx), "--rx-port", str(rx), "--count", str(count),
-                         "--tcp", "--timeout", "60", "--linger", "--queues", str(queues)]
-                        + peer_args)
-        peer.wait_output('"tx"', 90)
-        got = peer.last_json()
-        rc = vf.stop(20)
-        check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
-        prc = peer.stop(20)
-        check(prc == 0, "peer exit %d: %s" % (prc, peer.err()[-1500:]))
+        got, vf = peer_through_vfwd(
+            env, direction, ["--count", str(count), "--tcp", "--queues", str(queues)] + peer_args,
+            vfwd_args, vhost_args=",tso=1,queues=%d" % queues,
+            user_args=",queue_size=1024,queues=%d" % queues, lcores=lcores)
         final = vf.last_json()
         d = dir_stats(final, direction)
         check(got["tx"] == count, "peer sent %d of %d" % (got["tx"], count))
@@ -187,21 +174,9 @@ def udp_shaped(direction, shape, size, count=50000):
     """UDP frames of a shape through vfwd one way; the receiving peer, of
     the same shape, checks every byte of every frame."""
     with Env("offload-udp-" + direction) as env:
-        vh, mf = env.path("vh.sock"), env.path("memif.sock")
-        vf = env.vfwd(["net_vhost0,iface=%s,tso=1" % vh, "net_memif0,role=server,socket=%s" % mf],
-                      ["--stats-format", "json"])
-        vf.wait_output("forwarding", 30)
-        tx, rx = (0, 1) if direction == "vm_to_wire" else (1, 0)
-        peer = env.peer(["net_virtio_user0,path=%s,queue_size=1024" % vh,
-                         "net_memif0,role=client,socket=" + mf],
-                        ["--tx-port", str(tx), "--rx-port", str(rx), "--count", str(count),
-                         "--size", str(size), "--timeout", "60", "--linger"] + shape)
-        peer.wait_output('"tx"', 90)
-        got = peer.last_json()
-        rc = vf.stop(20)
-        check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
-        prc = peer.stop(20)
-        check(prc == 0, "peer exit %d: %s" % (prc, peer.err()[-1500:]))
+        got, vf = peer_through_vfwd(env, direction,
+                                    ["--count", str(count), "--size", str(size)] + shape,
+                                    vhost_args=",tso=1", user_args=",queue_size=1024")
         final = vf.last_json()
         d = dir_stats(final, direction)
         check(got["tx"] == count, "peer sent %d of %d" % (got["tx"], count))
