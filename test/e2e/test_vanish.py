@@ -56,18 +56,52 @@ def next_report(vf, timeout=5):
     check(False, "no report from vfwd within %ss" % timeout)
 
 
+def start_vm_peer(env, vh, rate, idle_ms=300):
+    """The VM side for the whole run: sends at rate and counts what comes."""
+    vm = env.peer(["net_virtio_user0,path=" + vh],
+                  ["--tx-port", "0", "--rx-port", "0", "--rate", str(rate), "--duration", "300",
+                   "--timeout", "400", "--idle-ms", str(idle_ms)], lcores="0@0", name="vm")
+    vm.wait_output("ready", 30, stream="err")
+    return vm
+
+
+def end_run(vf, vm):
+    """The VM peer stops sending, drains and reports, then vfwd stops;
+    returns (the peer's report, vfwd's final report, its laws checked)."""
+    os.kill(vm.pid, signal.SIGUSR1)
+    check(vm.wait(30) == 0, "vm peer: %s" % vm.err()[-1500:])
+    vmgot = vm.last_json()
+    rc = vf.stop(20)
+    check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
+    final = vf.last_json()
+    check_laws(final)
+    return vmgot, final
+
+
+def phase_counts(r0, r1):
+    """Between two reports: vm->wire sent, dropped, of which peer_down; and
+    wire->vm sent."""
+    v2w = {k: dir_stats(r1, "vm_to_wire")[k] - dir_stats(r0, "vm_to_wire")[k]
+           for k in ("tx_pkts", "drops", "drop_peer_down")}
+    return v2w, dir_stats(r1, "wire_to_vm")["tx_pkts"] - dir_stats(r0, "wire_to_vm")["tx_pkts"]
+
+
+def kernel_rx(ns, dev):
+    """What the kernel received on interface dev of netns ns (its /sys is
+    there): the frames vfwd wrote to it."""
+    r = subprocess.run(["ip", "netns", "exec", ns, "cat",
+                        "/sys/class/net/%s/statistics/rx_packets" % dev],
+                       capture_output=True, text=True, check=True)
+    return int(r.stdout)
+
+
 def test_memif_peer_killed_20_times_under_traffic_both_ways():
     with Env("vanish-memif") as env:
         vh, mf = env.path("vh.sock"), env.path("memif.sock")
         vf = env.vfwd(["net_vhost0,iface=%s" % vh, "net_memif0,role=server,socket=%s" % mf],
                       ["--stats-format", "json", "--stats-period", "0.5"])
         vf.wait_output("forwarding", 30)
-        # the VM side stays for the whole run, sending and receiving
-        vm = env.peer(["net_virtio_user0,path=" + vh],
-                      ["--tx-port", "0", "--rx-port", "0", "--rate", str(RATE),
-                       "--duration", "300", "--timeout", "400", "--idle-ms", "500"],
-                      lcores="0@0", name="vm")
-        vm.wait_output("ready", 30, stream="err")
+        vm = start_vm_peer(env, vh, RATE, idle_ms=500)
         for i in range(KILLS):
             w = env.peer(["net_memif0,role=client,socket=" + mf],
                          ["--tx-port", "0", "--rx-port", "0", "--rate", str(RATE),
@@ -88,15 +122,9 @@ def test_memif_peer_killed_20_times_under_traffic_both_ways():
                          "--seq-base", str(2 * 10**9)], lcores="0@0", name="wire-last")
         check(last.wait(60) == 0, "last wire peer: %s" % last.err()[-1500:])
         got = last.last_json()
-        os.kill(vm.pid, signal.SIGUSR1)  # stop sending, drain, report
-        check(vm.wait(30) == 0, "vm peer: %s" % vm.err()[-1500:])
-        vmgot = vm.last_json()
         time.sleep(0.3)
         check(vf.p.poll() is None, "vfwd died after the last peer left: %s" % vf.err()[-2000:])
-        rc = vf.stop(20)
-        check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
-        final = vf.last_json()
-        check_laws(final)
+        vmgot, final = end_run(vf, vm)
         v2w, w2v = dir_stats(final, "vm_to_wire"), dir_stats(final, "wire_to_vm")
         # forwarding again both ways once the peer was back
         check(got["rx"] > 0 and got["rx_bad"] == 0, "last wire peer got %s" % got)
@@ -118,16 +146,6 @@ def test_memif_peer_killed_20_times_under_traffic_both_ways():
               % (KILLS, v2w["tx_pkts"], drops_by_cause(v2w), w2v["tx_pkts"], g))
 
 
-def tap_stats(ns, tap):
-    """The kernel's counters of an interface in netns ns (its /sys is there)."""
-    names = ("rx_packets", "rx_dropped", "tx_packets")
-    r = subprocess.run(["ip", "netns", "exec", ns, "cat"] +
-                       ["/sys/class/net/%s/statistics/%s" % (tap, n) for n in names],
-                       capture_output=True, text=True, check=True)
-    rx, rx_dropped, tx = (int(x) for x in r.stdout.split())
-    return {"rx": rx, "rx_dropped": rx_dropped, "tx": tx}
-
-
 def test_tap_down_and_up_under_traffic():
     with Env("vanish-tap") as env:
         ns = "vfwdt-vtap-%d" % os.getpid()
@@ -144,11 +162,7 @@ def test_tap_down_and_up_under_traffic():
         # needs no ARP (the VM peer only counts them)
         subprocess.run(ip + ["neigh", "add", "192.0.2.2", "lladdr", "02:00:00:00:00:02",
                              "dev", tap], check=True)
-        vm = env.peer(["net_virtio_user0,path=" + vh],
-                      ["--tx-port", "0", "--rx-port", "0", "--rate", "20000",
-                       "--duration", "300", "--timeout", "400", "--idle-ms", "300"],
-                      lcores="0@0", name="vm")
-        vm.wait_output("ready", 30, stream="err")
+        vm = start_vm_peer(env, vh, 20000)
         ping = subprocess.Popen(["ip", "netns", "exec", ns, "ping", "-q", "-i", "0.002",
                                  "-w", "30", "192.0.2.2"], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
@@ -159,26 +173,17 @@ def test_tap_down_and_up_under_traffic():
                 if state == "up":  # a link brought up loses its neighbours
                     subprocess.run(ip + ["neigh", "replace", "192.0.2.2", "lladdr",
                                          "02:00:00:00:00:02", "dev", tap], check=True)
-                t0 = (tap_stats(ns, tap), next_report(vf))
+                k0, r0 = kernel_rx(ns, tap), next_report(vf)
                 time.sleep(1.5)
                 check(vf.p.poll() is None, "vfwd died with the tap %s: %s"
                       % (state, vf.err()[-2000:]))
-                phases.append((state, t0, (tap_stats(ns, tap), reports(vf)[-1])))
+                phases.append((state, r0, reports(vf)[-1], kernel_rx(ns, tap) - k0))
         finally:
             ping.kill()
             ping.wait()
-        os.kill(vm.pid, signal.SIGUSR1)
-        check(vm.wait(30) == 0, "vm peer: %s" % vm.err()[-1500:])
-        vmgot = vm.last_json()
-        rc = vf.stop(20)
-        check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
-        final = vf.last_json()
-        check_laws(final)
-        for state, (k0, r0), (k1, r1) in phases:
-            v2w = {k: dir_stats(r1, "vm_to_wire")[k] - dir_stats(r0, "vm_to_wire")[k]
-                   for k in ("tx_pkts", "drops", "drop_peer_down")}
-            w2v = dir_stats(r1, "wire_to_vm")["tx_pkts"] - dir_stats(r0, "wire_to_vm")["tx_pkts"]
-            krx = k1["rx"] - k0["rx"]
+        vmgot, _ = end_run(vf, vm)
+        for state, r0, r1, krx in phases:
+            v2w, w2v = phase_counts(r0, r1)
             print("     tap %-4s vm->wire sent %6d dropped %6d (peer_down %6d), kernel took %6d;"
                   " wire->vm %5d" % (state, v2w["tx_pkts"], v2w["drops"], v2w["drop_peer_down"],
                                      krx, w2v))
@@ -212,11 +217,7 @@ def test_af_packet_interface_deleted_and_created_again():
         vf = env.vfwd(["net_vhost0,iface=%s" % vh, "net_af_packet0,iface=%s" % a],
                       ["--stats-format", "json", "--stats-period", "0.25"], netns=ns)
         vf.wait_output("forwarding", 30)
-        vm = env.peer(["net_virtio_user0,path=" + vh],
-                      ["--tx-port", "0", "--rx-port", "0", "--rate", "20000",
-                       "--duration", "300", "--timeout", "400", "--idle-ms", "300"],
-                      lcores="0@0", name="vm")
-        vm.wait_output("ready", 30, stream="err")
+        vm = start_vm_peer(env, vh, 20000)
         phases = []
         for state in ("there", "deleted", "made again"):
             if state == "deleted":
@@ -230,25 +231,17 @@ def test_af_packet_interface_deleted_and_created_again():
             if state == "made again":
                 vf.wait_output("came back", 10)
             r0 = next_report(vf)
-            k0 = tap_stats(ns, b) if state != "deleted" else None
+            there = state != "deleted"
+            k0 = kernel_rx(ns, b) if there else 0
             time.sleep(1.5)
             ping.kill()
             ping.wait()
             check(vf.p.poll() is None, "vfwd died with the interface %s: %s"
                   % (state, vf.err()[-2000:]))
-            k1 = tap_stats(ns, b) if state != "deleted" else None
-            phases.append((state, r0, reports(vf)[-1], k1["rx"] - k0["rx"] if k0 else 0))
-        os.kill(vm.pid, signal.SIGUSR1)
-        check(vm.wait(30) == 0, "vm peer: %s" % vm.err()[-1500:])
-        vmgot = vm.last_json()
-        rc = vf.stop(20)
-        check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
-        final = vf.last_json()
-        check_laws(final)
+            phases.append((state, r0, reports(vf)[-1], kernel_rx(ns, b) - k0 if there else 0))
+        vmgot, _ = end_run(vf, vm)
         for state, r0, r1, krx in phases:
-            v2w = {k: dir_stats(r1, "vm_to_wire")[k] - dir_stats(r0, "vm_to_wire")[k]
-                   for k in ("tx_pkts", "drops", "drop_peer_down")}
-            w2v = dir_stats(r1, "wire_to_vm")["tx_pkts"] - dir_stats(r0, "wire_to_vm")["tx_pkts"]
+            v2w, w2v = phase_counts(r0, r1)
             print("     veth %-10s vm->wire sent %6d dropped %6d (peer_down %6d), kernel got"
                   " %6d; wire->vm %5d" % (state, v2w["tx_pkts"], v2w["drops"],
                                           v2w["drop_peer_down"], krx, w2v))
