@@ -59,6 +59,8 @@ ipv6_skip_ext(const uint8_t *p, uint32_t end, uint32_t *off, uint8_t *proto, uin
 	}
 }
 
+#define MBUF_L3_LEN_MAX 511 /* the widest l3_len an rte_mbuf holds */
+
 enum vfwd_parse
 vfwd_parse(struct rte_mbuf *m)
 {
@@ -120,6 +122,11 @@ vfwd_parse(struct rte_mbuf *m)
 		if (ipv6_skip_ext(p, RTE_MIN(seg_len, ip_end), &off, &proto, &dst_off) != 0)
 			return VFWD_PARSE_OTHER;
 		l3 = off - l2;
+		/* rte_mbuf's l3_len has 9 bits: longer extension headers (legal,
+		 * up to the payload length) cannot be described to a PMD or to
+		 * our own segmenter, so such a frame is not ours to touch */
+		if (l3 > MBUF_L3_LEN_MAX)
+			return VFWD_PARSE_OTHER;
 		ptype |= l3 == sizeof(*ip) ? RTE_PTYPE_L3_IPV6 : RTE_PTYPE_L3_IPV6_EXT;
 	} else {
 		return VFWD_PARSE_OTHER; /* ARP, a third tag, ... */

@@ -910,7 +910,9 @@ static const struct {
 	struct frame_spec spec;
 	uint32_t cut;      /* frame cut to this many bytes (0: whole) */
 	enum vfwd_parse kind;
-	uint8_t l2, l3, l4; /* expected when TCP/UDP */
+	uint8_t l2;
+	uint16_t l3; /* up to an mbuf's 511 */
+	uint8_t l4; /* expected when TCP/UDP */
 	uint32_t l2type;
 } typed[] = {
 	{"8021q-tcp4", {TAG1Q, .payload = 100}, 0, VFWD_PARSE_TCP4, 18, 20, 20,
@@ -941,7 +943,12 @@ static const struct {
 			.ext = {DSTOPT(0), DSTOPT(0), DSTOPT(0), DSTOPT(0), DSTOPT(0), DSTOPT(0),
 				DSTOPT(0), DSTOPT(0)}, .payload = 10},
 	 0, VFWD_PARSE_TCP6, 14, 40 + 64, 20, RTE_PTYPE_L2_ETHER},
+	/* the longest IPv6 header an mbuf's 9-bit l3_len holds: 504 bytes */
+	{"tcp6-hbh-464", {.v6 = true, .next = 1, .ext = {HBH(57)}, .payload = 10}, 0,
+	 VFWD_PARSE_TCP6, 14, 40 + 464, 20, RTE_PTYPE_L2_ETHER},
 	/* not TCP/UDP, or malformed: OTHER (BAD where the L4 header lies) */
+	{"tcp6-hbh-472-beyond-l3_len", {.v6 = true, .next = 1, .ext = {HBH(58)}, .payload = 10},
+	 0, VFWD_PARSE_OTHER /* 512 bytes of IPv6 header: l3_len would keep 0 */},
 	{"tcp6-9-ext-loop", {.v6 = true, .next = 9,
 			     .ext = {DSTOPT(0), DSTOPT(0), DSTOPT(0), DSTOPT(0), DSTOPT(0),
 				     DSTOPT(0), DSTOPT(0), DSTOPT(0), DSTOPT(0)}, .payload = 10},
