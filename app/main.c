@@ -23,6 +23,7 @@
 #include <rte_pdump.h>
 
 #include "default_ports.h"
+#include "unmap_guard.h"
 
 #define NB_RXD 1024
 #define NB_TXD 1024
@@ -187,6 +188,7 @@ setup_ports(struct vfwd_app *app)
 	/* net_vhost creates its server socket in rte_eth_dev_configure: with
 	 * at most owner read/write (and nothing --socket-mode does not give)
 	 * until vfwd_sockets_secure sets its mode and owner */
+	vfwd_unmap_guard_ports(app->port_state, VFWD_MAX_PORTS);
 	mask = umask(vfwd_socket_umask(app->opt.socket_mode));
 	for (uint16_t i = 0; i < app->nb_ports; i++) {
 		uint16_t port = app->ports[i];

@@ -19,6 +19,12 @@
  * the guard bumps (struct vfwd_worker's quiesce_epoch, a release store after
  * each round), so by then its PMD calls of the round before are over and
  * its later ones see the "connected" flag the PMD cleared before the unmap.
+ * Before it waits, the guard closes the PMD gate of every gated port
+ * (struct vfwd_port_state's pmd_gate): the PMD's rx and tx read the
+ * region's address before that flag, so a worker that read it before a
+ * reconnection and the flag after would fault; with the gate closed no
+ * worker calls the PMD again until control has seen the link come up,
+ * that is until the PMD has mapped the new regions and set up the rings.
  * Other callers go on to libc's munmap (or the kernel's) at once. A worker
  * asleep (napi) is in no PMD; the wait then lasts until it wakes (its sleep
  * is bounded by --sleep-max-us), and never longer than GUARD_WAIT_MAX_MS
@@ -56,6 +62,8 @@ static struct {
 	munmap_fn next; /* libc's, or an interposer after us (ASan) */
 	const struct vfwd_worker *workers; /* NULL: none running */
 	uint16_t nb_workers;
+	struct vfwd_port_state *ports; /* whose gates a memif unmap closes */
+	uint16_t nb_ports;
 	struct vfwd_unmap_guard_stats stats;
 } guard = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -78,6 +86,15 @@ vfwd_unmap_guard_set(const struct vfwd_worker *workers, uint16_t nb_workers)
 	pthread_mutex_lock(&guard.lock);
 	guard.workers = nb_workers ? workers : NULL;
 	guard.nb_workers = nb_workers;
+	pthread_mutex_unlock(&guard.lock);
+}
+
+void
+vfwd_unmap_guard_ports(struct vfwd_port_state *ports, uint16_t nb_ports)
+{
+	pthread_mutex_lock(&guard.lock);
+	guard.ports = ports;
+	guard.nb_ports = nb_ports;
 	pthread_mutex_unlock(&guard.lock);
 }
 
@@ -149,6 +166,8 @@ munmap(void *addr, size_t len)
 {
 	if (called_from_guarded_dso(__builtin_return_address(0))) {
 		pthread_mutex_lock(&guard.lock);
+		for (uint16_t i = 0; i < guard.nb_ports; i++)
+			vfwd_port_gate_close(&guard.ports[i]);
 		if (guard.workers != NULL)
 			wait_for_workers();
 		else

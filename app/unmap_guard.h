@@ -19,6 +19,8 @@ struct vfwd_unmap_guard_stats {
 /* The workers now launched (control, before launching them), or none
  * (NULL, 0: after they all returned, before their array may be freed). */
 void vfwd_unmap_guard_set(const struct vfwd_worker *workers, uint16_t nb_workers);
+/* The ports whose PMD gates a memif unmap closes (all of them, once). */
+void vfwd_unmap_guard_ports(struct vfwd_port_state *ports, uint16_t nb_ports);
 void vfwd_unmap_guard_stats(struct vfwd_unmap_guard_stats *out);
 /* What each worker's quiesce_epoch points at. */
 const uint32_t *vfwd_unmap_guard_epoch(void);

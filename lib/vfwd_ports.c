@@ -29,11 +29,50 @@ void
 vfwd_port_wire_link_poll(uint16_t port, struct vfwd_port_state *st)
 {
 	struct rte_eth_link link;
+	uint32_t gate;
 
 	if (st->is_vhost)
 		return;
-	if (rte_eth_link_get_nowait(port, &link) == 0)
-		st->link_up = link.link_status;
+	/* the gate is read before the link: if the guard closes it after
+	 * that, the swap below fails and the gate stays closed until the
+	 * next poll reads the link again */
+	gate = __atomic_load_n(&st->pmd_gate, __ATOMIC_ACQUIRE);
+	if (rte_eth_link_get_nowait(port, &link) != 0)
+		return;
+	st->link_up = link.link_status;
+	if (st->gated && (gate & 1) != link.link_status)
+		__atomic_compare_exchange_n(&st->pmd_gate, &gate,
+					    link.link_status ? gate | 1 : gate & ~1u, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+bool
+vfwd_port_gate_reopen(uint16_t port, const struct vfwd_port_state *st)
+{
+	uint32_t *gate = (uint32_t *)(uintptr_t)&st->pmd_gate; /* see pmd_gate */
+	uint32_t g = __atomic_load_n(gate, __ATOMIC_ACQUIRE);
+	struct rte_eth_link link;
+
+	if (g & 1)
+		return true;
+	if (rte_eth_link_get_nowait(port, &link) != 0 || !link.link_status)
+		return false;
+	/* failed: the guard closed it again (stay out), or another worker
+	 * opened it (g is the value now) */
+	return __atomic_compare_exchange_n(gate, &g, g | 1, false, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE) || (g & 1);
+}
+
+void
+vfwd_port_gate_close(struct vfwd_port_state *st)
+{
+	uint32_t gate = __atomic_load_n(&st->pmd_gate, __ATOMIC_RELAXED);
+
+	if (!st->gated)
+		return;
+	while (!__atomic_compare_exchange_n(&st->pmd_gate, &gate, (gate + 2) & ~1u, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
 }
 
 bool
@@ -173,6 +212,8 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 
 	memset(st, 0, sizeof(*st));
 	st->is_vhost = driver_is(&info, "net_vhost");
+	st->gated = driver_is(&info, "net_memif");
+	st->pmd_gate = 0; /* opened by the first link poll that sees it up */
 
 	if (conf->nb_rxq > 1 && info.flow_type_rss_offloads) {
 		dev_conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;

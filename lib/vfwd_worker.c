@@ -74,7 +74,9 @@ stream_tx_ready(const struct vfwd_worker *w, const struct vfwd_stream *s)
 {
 	const struct vfwd_port_state *ps = &w->port_state[s->tx_port];
 
-	return !ps->is_vhost || (ps->link_up && ps->txq_enabled[s->tx_queue]);
+	if (!ps->is_vhost)
+		return vfwd_port_callable(s->tx_port, ps);
+	return ps->link_up && ps->txq_enabled[s->tx_queue];
 }
 
 static inline uint64_t
@@ -124,9 +126,9 @@ tx_now(struct vfwd_worker *w, const struct vfwd_stream *s, const struct vfwd_kno
 	if (unlikely(nb_tx < n)) {
 		bytes -= sum_pkt_len(pkts + nb_tx, n - nb_tx);
 		rte_pktmbuf_free_bulk(pkts + nb_tx, n - nb_tx);
-		/* a wire port is sent to even while its link is down: control
-		 * polls the link (vfwd_port_wire_link_poll) and only tells the
-		 * cause after the fact, a few ms late either way */
+		/* a wire port is sent to even while its link is down (but for
+		 * gated ones): control polls the link (vfwd_port_wire_link_poll)
+		 * and only tells the cause after the fact, a few ms late */
 		d->drops[w->port_state[s->tx_port].link_up ? VFWD_DROP_TX_FULL
 							   : VFWD_DROP_PEER_DOWN] += n - nb_tx;
 		ss->drops += n - nb_tx;
@@ -219,10 +221,14 @@ hold_check(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool r
 /* ------------------------------------------------------------ the stages */
 
 static inline uint16_t
-receive(const struct vfwd_stream *s, uint16_t want, struct rte_mbuf **pkts, uint64_t *bytes,
-	struct vfwd_dir_stats *d, struct vfwd_stream_stats *ss)
+receive(const struct vfwd_worker *w, const struct vfwd_stream *s, uint16_t want,
+	struct rte_mbuf **pkts, uint64_t *bytes, struct vfwd_dir_stats *d,
+	struct vfwd_stream_stats *ss)
 {
-	uint16_t nb_rx = rte_eth_rx_burst(s->rx_port, s->rx_queue, pkts, want);
+	uint16_t nb_rx = 0;
+
+	if (likely(vfwd_port_callable(s->rx_port, &w->port_state[s->rx_port])))
+		nb_rx = rte_eth_rx_burst(s->rx_port, s->rx_queue, pkts, want);
 
 	*bytes = sum_pkt_len(pkts, nb_rx);
 	d->rx_burst_hist[nb_rx]++;
@@ -527,7 +533,7 @@ pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
 		struct vfwd_stream_stats *ss = stream_stats(w, s);
 		struct rte_mbuf *pkts[VFWD_MAX_BURST], *to[VFWD_MAX_BURST];
 		uint64_t bytes;
-		uint16_t n = receive(s, k->burst, pkts, &bytes, d, ss);
+		uint16_t n = receive(w, s, k->burst, pkts, &bytes, d, ss);
 
 		nb += n;
 		for (uint16_t j = 0; j < n; j++)
@@ -613,7 +619,7 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 		struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
 		uint16_t want = (uint16_t)RTE_MIN((uint32_t)k->burst, limit - taken);
 		uint64_t bytes;
-		uint16_t n = receive(s, want, pkts, &bytes, d, ss);
+		uint16_t n = receive(w, s, want, pkts, &bytes, d, ss);
 
 		taken += n;
 		taken_bytes += bytes;
