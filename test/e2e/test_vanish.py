@@ -2,7 +2,8 @@
 """Wire peers that vanish under traffic: vfwd must never fault, must count
 what it could not send, and must forward again once the peer is back.
 
-    memif: peer(virtio_user) <-> vfwd <-> memif peer, SIGKILLed 20 times
+    memif: peer(virtio_user) <-> vfwd <-> memif peer, SIGKILLed 20 times;
+           a 4-queue memif peer that comes and goes 30 times
     tap:   peer(virtio_user) <-> vfwd <-> tap (in a netns), down and up
     af_packet: ... <-> vfwd <-> veth, deleted and created again
 """
@@ -16,6 +17,7 @@ import time
 from vfwdtest import Env, check, complete_lines, dir_stats
 
 KILLS = 20
+CONNECTS = 30
 RATE = 300000  # frames/s each way: paced peers nap, so they share CPU 0
 
 
@@ -144,6 +146,54 @@ def test_memif_peer_killed_20_times_under_traffic_both_ways():
         check(g["waited"] >= KILLS + 1 and g["timeouts"] == 0, "unmap guard: %s" % g)
         print("     %d kills: vm->wire %d sent, drops %s; wire->vm %d sent; guard %s"
               % (KILLS, v2w["tx_pkts"], drops_by_cause(v2w), w2v["tx_pkts"], g))
+
+
+def test_memif_peer_connects_30_times_while_3_workers_poll_4_queues():
+    """A connection's start, not only its end: the memif PMD computes a
+    ring's address from the shared region before it checks that the port
+    is connected, so a worker paused between the two while the PMD
+    connects faults on a NULL region. Three workers on two CPUs polling
+    four memif queues are paused all the time (before the gate, one run in
+    twelve of the 4-queue scale tests died this way at their one connect).
+    Every other peer is SIGKILLed, the rest run to their end and close."""
+    with Env("vanish-memif-mq") as env:
+        vh, mf = env.path("vh.sock"), env.path("memif.sock")
+        vf = env.vfwd(["net_vhost0,iface=%s,queues=4" % vh,
+                       "net_memif0,role=server,socket=%s" % mf],
+                      ["--stats-format", "json", "--rxq", "4"], lcores="0@0,1@1,2@0,3@1")
+        vf.wait_output("forwarding", 30)
+        vm = start_vm_peer(env, vh, 100000, idle_ms=500)
+        got_rx = 0
+        for i in range(CONNECTS):
+            kill = i % 2 == 0
+            w = env.peer(["net_memif0,role=client,socket=" + mf],
+                         ["--tx-port", "0", "--rx-port", "0", "--wire-queues", "4",
+                          "--rate", "100000", "--duration", "30" if kill else "0.3",
+                          "--timeout", "60", "--idle-ms", "100",
+                          "--seq-base", str(10**9 + i * 10**7)],
+                         lcores="0@0", name="wire%d" % i)
+            if kill:
+                w.wait_output("ready", 30, stream="err")
+                time.sleep(0.2)
+                os.kill(w.pid, signal.SIGKILL)
+                w.wait(10)
+            else:
+                check(w.wait(60) == 0, "wire peer %d: %s" % (i, w.err()[-1500:]))
+                r = w.last_json()
+                check(r["rx_bad"] == 0, "wire peer %d got bad frames: %s" % (i, r))
+                got_rx += r["rx"]
+            check(vf.p.poll() is None, "vfwd died at connection %d (status %s): %s"
+                  % (i + 1, vf.p.poll(), vf.err()[-2000:]))
+        vmgot, final = end_run(vf, vm)
+        w2v = dir_stats(final, "wire_to_vm")
+        check(got_rx > 0, "the peers that ran to their end got nothing from the VM")
+        check(vmgot["rx"] == w2v["tx_pkts"] and vmgot["rx_bad"] == 0,
+              "vm peer got %d (%d bad), vfwd sent %d" % (vmgot["rx"], vmgot["rx_bad"],
+                                                         w2v["tx_pkts"]))
+        g = final["unmap_guard"]
+        check(g["waited"] >= CONNECTS and g["timeouts"] == 0, "unmap guard: %s" % g)
+        print("     %d connections (half killed): the clean peers got %d; wire->vm %d sent;"
+              " guard %s" % (CONNECTS, got_rx, w2v["tx_pkts"], g))
 
 
 def test_tap_down_and_up_under_traffic():

@@ -9,7 +9,7 @@
  *                 [--size BYTES] [--duration S] [--idle-ms MS] [--timeout S]
  *                 [--rate PPS] [--seq-base N] [--any-size] [--dump FILE] [--paused]
  *                 [--linger] [--tcp [--flows F] [--mss M] [--tso N] [--tcp-ts]]
- *                 [--lro] [--verify-csum] [--bad-hdr] [--queues N]
+ *                 [--lro] [--verify-csum] [--bad-hdr] [--queues N] [--wire-queues N]
  *                 [--vlan ID] [--ipv6]
  *
  * UDP frames (the default): 02:00:00:00:00:01 -> 02:00:00:00:00:02, IPv4
@@ -158,6 +158,7 @@ struct peer {
 	bool tcp, lro, verify_csum;
 	uint16_t flows, mss, tso;
 	uint16_t queues; /* --queues: of the virtio-user port, rx polled in turn, tx on 0 */
+	uint16_t wire_queues; /* --wire-queues: of any other port, the same way */
 	uint16_t rxq;    /* the rx port's queues */
 	bool bad_hdr;
 	struct rte_mempool *big_pool; /* TSO frames fit one mbuf */
@@ -850,8 +851,9 @@ port_init(struct peer *p, uint16_t port, struct rte_mempool *pool)
 
 	if (ret != 0)
 		return ret;
-	/* the wire side (memif) pairs with a one-queue forwarder port */
-	nq = strcmp(info.driver_name, "net_virtio_user") == 0 ? p->queues : 1;
+	/* the wire side (memif) pairs with a one-queue forwarder port unless
+	 * told otherwise */
+	nq = strcmp(info.driver_name, "net_virtio_user") == 0 ? p->queues : p->wire_queues;
 	if (port == p->rx_port)
 		p->rxq = nq;
 	if (p->lro)
@@ -889,6 +891,7 @@ parse(int argc, char **argv, struct peer *p)
 		{"queues", 1, NULL, 'Q'},  {"rate", 1, NULL, 'R'},     {"seq-base", 1, NULL, 'S'},
 		{"any-size", 0, NULL, 'A'}, {"dump", 1, NULL, 'D'},    {"paused", 0, NULL, 'p'},
 		{"vlan", 1, NULL, 'v'},    {"ipv6", 0, NULL, '6'},     {"tcp-ts", 0, NULL, 'O'},
+		{"wire-queues", 1, NULL, 'W'},
 		{NULL, 0, NULL, 0},
 	};
 	uint32_t min_size;
@@ -914,6 +917,7 @@ parse(int argc, char **argv, struct peer *p)
 		case 'L': p->lro = true; break;
 		case 'V': p->verify_csum = true; break;
 		case 'Q': p->queues = atoi(optarg); break;
+		case 'W': p->wire_queues = atoi(optarg); break;
 		case 'R': p->rate = atof(optarg); break;
 		case 'S': p->seq_base = strtoull(optarg, NULL, 0); break;
 		case 'A': p->any_size = true; break;
@@ -960,7 +964,8 @@ parse(int argc, char **argv, struct peer *p)
 		return -EINVAL;
 	}
 	if (p->size > RTE_MBUF_DEFAULT_DATAROOM || p->timeout_s <= 0 ||
-	    p->queues < 1 || p->queues > 16 || p->rate < 0 ||
+	    p->queues < 1 || p->queues > 16 || p->wire_queues < 1 || p->wire_queues > 16 ||
+	    p->rate < 0 ||
 	    p->seq_base > UINT64_MAX - (p->count ? p->count : 1ull << 40))
 		return -EINVAL;
 	if (p->tcp && (p->flows < 1 || p->flows > 60000 || p->mss < 1 ||
@@ -974,7 +979,8 @@ int
 main(int argc, char **argv)
 {
 	struct peer p = {.tx_port = NO_PORT, .rx_port = NO_PORT, .size = 64, .idle_ms = 1000,
-			 .timeout_s = 60, .flows = 1, .mss = 1448, .queues = 1, .rxq = 1};
+			 .timeout_s = 60, .flows = 1, .mss = 1448, .queues = 1, .wire_queues = 1,
+			 .rxq = 1};
 	int ret = rte_eal_init(argc, argv);
 
 	if (ret < 0)
