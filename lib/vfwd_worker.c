@@ -79,6 +79,17 @@ stream_tx_ready(const struct vfwd_worker *w, const struct vfwd_stream *s)
 	return ps->link_up && ps->txq_enabled[s->tx_queue];
 }
 
+/* Whether what a wire port did not take was tx_full (up) or peer_down. A
+ * wire port is sent to even while its link is down (but for gated ones):
+ * control polls the link (vfwd_port_wire_link_poll) and only tells the
+ * cause after the fact, a few ms late. A gated port's gate is fresher:
+ * the worker opens it as soon as the link is up. */
+static inline bool
+port_up(const struct vfwd_port_state *ps)
+{
+	return ps->gated ? (ps->pmd_gate & 1) : ps->link_up;
+}
+
 static inline uint64_t
 sum_pkt_len(struct rte_mbuf **pkts, uint16_t n)
 {
@@ -126,11 +137,8 @@ tx_now(struct vfwd_worker *w, const struct vfwd_stream *s, const struct vfwd_kno
 	if (unlikely(nb_tx < n)) {
 		bytes -= sum_pkt_len(pkts + nb_tx, n - nb_tx);
 		rte_pktmbuf_free_bulk(pkts + nb_tx, n - nb_tx);
-		/* a wire port is sent to even while its link is down (but for
-		 * gated ones): control polls the link (vfwd_port_wire_link_poll)
-		 * and only tells the cause after the fact, a few ms late */
-		d->drops[w->port_state[s->tx_port].link_up ? VFWD_DROP_TX_FULL
-							   : VFWD_DROP_PEER_DOWN] += n - nb_tx;
+		d->drops[port_up(&w->port_state[s->tx_port]) ? VFWD_DROP_TX_FULL
+							     : VFWD_DROP_PEER_DOWN] += n - nb_tx;
 		ss->drops += n - nb_tx;
 	}
 	d->tx_bytes += bytes;
