@@ -361,6 +361,14 @@ struct vfwd_worker {
 	uint16_t next_stream; /* a round cut by the budget resumes here */
 	uint32_t intr_gen[VFWD_MAX_STREAMS]; /* conn_gen registered, +1 (0: never) */
 	uint32_t since_gro_flush; /* work lcore: packets since GRO last flushed */
+	/* worker: what the knob set in use implies, worked out once when it
+	 * takes the set, not in every round (tsc_per_us: at init) */
+	uint64_t tsc_per_us;
+	uint64_t tx_flush_tsc;  /* tx_flush_us in TSC cycles */
+	uint64_t gro_flush_tsc; /* gro.flush_us ... */
+	uint64_t budget_tsc;    /* round_budget_us ... (0: none) */
+	bool lean_wanted; /* the knobs need no more than the lean round */
+	bool lean;        /* ... and nothing it would not send is held */
 	/* deferred delivery: each stream's packets on the backlog, and
 	 * whether its rx queue came back empty at its last visit (its own
 	 * "queue empty" for GRO and tx holds, see vfwd_worker_round) */

@@ -185,7 +185,7 @@ vfwd_napi_after_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint32_
 	 * and for busy_poll_us, and nothing waits in GRO, tx holds or the
 	 * backlog */
 	if (++w->empty_rounds <= k->defer_polls ||
-	    now - w->last_work_tsc < k->busy_poll_us * (rte_get_tsc_hz() / 1000000) ||
+	    now - w->last_work_tsc < k->busy_poll_us * w->tsc_per_us ||
 	    vfwd_worker_holds(w))
 		return now;
 	return sleep_now(w, k, now);

@@ -38,6 +38,7 @@ vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id, const struct vfwd
 	memcpy(w->streams, pl->streams, pl->nb_streams * sizeof(pl->streams[0]));
 	w->port_state = port_state;
 	w->knob_slot[0] = *knobs;
+	w->tsc_per_us = rte_get_tsc_hz() / 1000000;
 	/* release: a reader that sees the even value sees the new struct */
 	__atomic_store_n(&w->stats_gen, (gen | 1) + 1, __ATOMIC_RELEASE);
 }
@@ -219,7 +220,7 @@ hold_check(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool r
 		return;
 	if (rx_empty || k->tx_batch <= 1)
 		d->tx_flush_empty++;
-	else if (now - h->since_tsc >= k->tx_flush_us * (rte_get_tsc_hz() / 1000000))
+	else if (now - h->since_tsc >= w->tx_flush_tsc)
 		d->tx_flush_timer++;
 	else
 		return;
@@ -228,17 +229,40 @@ hold_check(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool r
 
 /* ------------------------------------------------------------ the stages */
 
-static inline uint16_t
-receive(const struct vfwd_worker *w, const struct vfwd_stream *s, uint16_t want,
-	struct rte_mbuf **pkts, uint64_t *bytes, struct vfwd_dir_stats *d,
-	struct vfwd_stream_stats *ss)
+/* The total length of pkts[0..n) and, toward the wire, whether one of
+ * them needs vfwd_wire_tx_prepare(): one walk over the burst for both. */
+static inline uint64_t
+burst_len_prep(const struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, uint16_t n,
+	       bool *prep)
 {
+	uint64_t bytes = 0;
+	bool p = false;
+
+	if (w->streams[i].dir == VFWD_DIR_VM_TO_WIRE) {
+		const struct vfwd_wire_tx *wtx = &w->offload[i].wire_tx;
+
+		for (uint16_t j = 0; j < n; j++) {
+			bytes += rte_pktmbuf_pkt_len(pkts[j]);
+			p |= vfwd_wire_needs_prep(wtx, pkts[j]);
+		}
+	} else {
+		bytes = sum_pkt_len(pkts, n);
+	}
+	*prep = p;
+	return bytes;
+}
+
+static inline uint16_t
+receive(const struct vfwd_worker *w, uint16_t i, uint16_t want, struct rte_mbuf **pkts,
+	uint64_t *bytes, bool *prep, struct vfwd_dir_stats *d, struct vfwd_stream_stats *ss)
+{
+	const struct vfwd_stream *s = &w->streams[i];
 	uint16_t nb_rx = 0;
 
 	if (likely(vfwd_port_callable(s->rx_port, &w->port_state[s->rx_port])))
 		nb_rx = rte_eth_rx_burst(s->rx_port, s->rx_queue, pkts, want);
 
-	*bytes = sum_pkt_len(pkts, nb_rx);
+	*bytes = burst_len_prep(w, i, pkts, nb_rx, prep);
 	d->rx_burst_hist[nb_rx]++;
 	d->rx_pkts += nb_rx;
 	d->rx_bytes += *bytes;
@@ -262,7 +286,7 @@ offload_drops(const struct vfwd_dir_stats *d)
  * partial checksums, then send. */
 static inline void
 process_to_wire(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
-		struct rte_mbuf **pkts, uint16_t nb_rx, uint64_t bytes, uint64_t now,
+		struct rte_mbuf **pkts, uint16_t nb_rx, uint64_t bytes, bool prep, uint64_t now,
 		struct vfwd_dir_stats *d)
 {
 	const struct vfwd_wire_tx *wtx = &w->offload[i].wire_tx;
@@ -270,10 +294,7 @@ process_to_wire(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	struct vfwd_stream_stats *ss;
 	uint64_t lost, added;
 	uint16_t no = 0;
-	bool prep = false;
 
-	for (uint16_t j = 0; j < nb_rx; j++)
-		prep |= vfwd_wire_needs_prep(wtx, pkts[j]);
 	if (likely(!prep)) {
 		send_burst(w, i, k, pkts, nb_rx, bytes, now, d);
 		return;
@@ -300,7 +321,7 @@ flush_held(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool a
 {
 	struct rte_mbuf *out[VFWD_GRO_HOLD_MAX];
 	/* a timeout of 0 flushes everything */
-	uint64_t timeout = all ? 0 : k->gro.flush_us * (rte_get_tsc_hz() / 1000000);
+	uint64_t timeout = all ? 0 : w->gro_flush_tsc;
 	uint64_t gro_out = d->gro_out; /* GRO counts for the dir: the stream's is the difference */
 	uint16_t n = vfwd_gro_flush(&w->offload[i].gro, timeout, now, out,
 				    RTE_DIM(out), d);
@@ -324,7 +345,7 @@ process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	uint16_t n = nb_rx;
 	uint32_t moved = 0;
 
-	if (unlikely(vfwd_gro_held(gro))) {
+	if (unlikely(gro->may_hold && vfwd_gro_held(gro))) {
 		/* held segments never wait for new traffic: the queue ran
 		 * empty, GRO was switched off or away from heavy mode */
 		bool all = nb_rx == 0 || !gro_on || k->gro.mode != VFWD_GRO_HEAVY;
@@ -344,15 +365,17 @@ process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	return moved;
 }
 
+/* prep: toward the wire, whether a packet needs vfwd_wire_tx_prepare()
+ * (burst_len_prep); ignored toward the VM. */
 static inline uint32_t
 process(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, struct rte_mbuf **pkts,
-	uint16_t n, uint64_t bytes, uint64_t now)
+	uint16_t n, uint64_t bytes, bool prep, uint64_t now)
 {
 	const struct vfwd_stream *s = &w->streams[i];
 	struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
 
 	if (s->dir == VFWD_DIR_VM_TO_WIRE) {
-		process_to_wire(w, i, k, pkts, n, bytes, now, d);
+		process_to_wire(w, i, k, pkts, n, bytes, prep, now, d);
 		return 0;
 	}
 	return process_to_vm(w, i, k, pkts, n, bytes, now, d);
@@ -398,8 +421,12 @@ process_tagged(struct vfwd_worker *w, const struct vfwd_knobs *k, struct rte_mbu
 
 		while (end < n && pkts[end]->hash.usr == i)
 			end++;
+		uint64_t bytes;
+		bool prep;
+
 		memcpy(run, pkts + start, (end - start) * sizeof(run[0]));
-		moved += process(w, i, k, run, end - start, sum_pkt_len(run, end - start), now);
+		bytes = burst_len_prep(w, i, run, (uint16_t)(end - start), &prep);
+		moved += process(w, i, k, run, end - start, bytes, prep, now);
 		start = end;
 	}
 	return moved;
@@ -480,7 +507,7 @@ backlog_flush_streams(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_
 		if (w->streams[i].dir == VFWD_DIR_WIRE_TO_VM &&
 		    unlikely(vfwd_gro_held(&w->offload[i].gro))) {
 			if (idle)
-				moved += process(w, i, k, NULL, 0, 0, now);
+				moved += process(w, i, k, NULL, 0, 0, false, now);
 			else
 				moved += flush_held(w, i, k, false, now, d);
 		}
@@ -540,12 +567,17 @@ pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
 		struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
 		struct vfwd_stream_stats *ss = stream_stats(w, s);
 		struct rte_mbuf *pkts[VFWD_MAX_BURST], *to[VFWD_MAX_BURST];
+		uint8_t ring_of[VFWD_MAX_BURST];
 		uint64_t bytes;
-		uint16_t n = receive(w, s, k->burst, pkts, &bytes, d, ss);
+		bool prep;
+		uint16_t n = receive(w, i, k->burst, pkts, &bytes, &prep, d, ss);
 
 		nb += n;
 		for (uint16_t j = 0; j < n; j++)
 			pkts[j]->hash.usr = s->id;
+		if (w->nb_rings > 1)
+			for (uint16_t j = 0; j < n; j++) /* once per packet */
+				ring_of[j] = (uint8_t)(flow_hash(pkts[j]) % w->nb_rings);
 		for (uint16_t r = 0; r < w->nb_rings && n; r++) {
 			uint16_t m = 0;
 			unsigned int q;
@@ -555,7 +587,7 @@ pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
 				m = n;
 			} else {
 				for (uint16_t j = 0; j < n; j++)
-					if (flow_hash(pkts[j]) % w->nb_rings == r)
+					if (ring_of[j] == r)
 						to[m++] = pkts[j];
 			}
 			q = rte_ring_enqueue_burst(w->rings[r], (void **)to, m, NULL);
@@ -627,7 +659,8 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 		struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
 		uint16_t want = (uint16_t)RTE_MIN((uint32_t)k->burst, limit - taken);
 		uint64_t bytes;
-		uint16_t n = receive(w, s, want, pkts, &bytes, d, ss);
+		bool prep;
+		uint16_t n = receive(w, i, want, pkts, &bytes, &prep, d, ss);
 
 		taken += n;
 		taken_bytes += bytes;
@@ -638,7 +671,7 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 			backlog_put(w, i, pkts, n, d);
 			fed |= n != 0;
 		} else if (n || s->dir == VFWD_DIR_WIRE_TO_VM)
-			moved += process(w, i, k, pkts, n, bytes, now);
+			moved += process(w, i, k, pkts, n, bytes, prep, now);
 		if (n < want) {
 			*empty = n == 0;
 			break;
@@ -655,22 +688,56 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 	return taken + moved;
 }
 
-uint32_t
-vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
+/* Whether a tx hold or the backlog has packets: what only the full round
+ * sends. */
+static bool
+tx_held(const struct vfwd_worker *w)
+{
+	if (w->backlog != NULL && rte_ring_count(w->backlog) > 0)
+		return true;
+	for (uint16_t i = 0; i < w->nb_streams; i++)
+		if (w->hold[i] != NULL && w->hold[i]->n)
+			return true;
+	return false;
+}
+
+/* The default's round (poll, direct delivery, no tx batching, no vq
+ * weight below the burst): one burst per stream, processed at once, none of the
+ * bookkeeping of the modes that are off (rx_idle, feeders, holds, budget,
+ * backlog). GRO is left to process(), which sends what heavy mode held
+ * when the queue comes back empty. */
+static inline uint32_t
+lean_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
+{
+	uint32_t nb = 0;
+
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		const struct vfwd_stream *s = &w->streams[i];
+		struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
+		struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
+		uint64_t bytes;
+		bool prep;
+		uint16_t n = receive(w, i, k->burst, pkts, &bytes, &prep, d, stream_stats(w, s));
+
+		nb += n;
+		if (n || (s->dir == VFWD_DIR_WIRE_TO_VM && w->offload[i].gro.may_hold))
+			nb += process(w, i, k, pkts, n, bytes, prep, now);
+	}
+	return nb;
+}
+
+/* Every mode's round: napi and adaptive visits, budgets, deferred
+ * delivery, tx holds. */
+static uint32_t
+full_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
 {
 	bool budgeted = knobs->rx_mode != VFWD_RX_POLL &&
 			(knobs->round_budget || knobs->round_budget_us);
-	uint64_t deadline = knobs->round_budget_us
-				    ? now + knobs->round_budget_us * (rte_get_tsc_hz() / 1000000)
-				    : UINT64_MAX;
+	uint64_t deadline = w->budget_tsc ? now + w->budget_tsc : UINT64_MAX;
 	uint16_t first = budgeted ? w->next_stream : 0;
 	unsigned int feeders = 0;
 	uint32_t nb = 0;
 
-	if (w->role == VFWD_ROLE_RX)
-		return pipe_rx_round(w, knobs);
-	if (w->role == VFWD_ROLE_WORK)
-		return pipe_work_round(w, knobs, now);
 	for (uint16_t v = 0; v < w->nb_streams; v++) {
 		uint16_t i = first + v < w->nb_streams ? first + v : first + v - w->nb_streams;
 		struct vfwd_dir_stats *d = &w->stats.dir[w->streams[i].dir];
@@ -700,7 +767,49 @@ vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_
 		}
 		nb += backlog_flush_streams(w, knobs, now);
 	}
+	/* what an earlier knob set left is out: from now on the lean round */
+	if (w->lean_wanted && !tx_held(w))
+		w->lean = true;
 	return nb;
+}
+
+/* What a knob set implies, worked out when the worker takes it, and the
+ * round it picks (the way testpmd picks a forwarding engine). */
+static void
+knobs_take(struct vfwd_worker *w, const struct vfwd_knobs *k)
+{
+	w->tx_flush_tsc = k->tx_flush_us * w->tsc_per_us;
+	w->gro_flush_tsc = k->gro.flush_us * w->tsc_per_us;
+	w->budget_tsc = k->round_budget_us * w->tsc_per_us;
+	/* a polling visit is one burst: the vq weights cut it only when the
+	 * packet weight is below the burst (the byte weight is looked at
+	 * after a burst, and there is no second one to stop) */
+	w->lean_wanted = w->role == VFWD_ROLE_DIRECT && k->rx_mode == VFWD_RX_POLL &&
+			 k->deliver == VFWD_DELIVER_DIRECT && k->tx_batch <= 1 &&
+			 (k->vq_weight_pkts == 0 || k->vq_weight_pkts >= k->burst);
+	/* the full round goes first: it sends what the old set held */
+	w->lean = false;
+}
+
+static inline uint32_t
+round_of(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
+{
+	if (likely(w->lean))
+		return lean_round(w, k, now);
+	if (w->role == VFWD_ROLE_RX)
+		return pipe_rx_round(w, k);
+	if (w->role == VFWD_ROLE_WORK)
+		return pipe_work_round(w, k, now);
+	return full_round(w, k, now);
+}
+
+uint32_t
+vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
+{
+	/* tests call this with any knobs, each time: take them each time */
+	knobs_take(w, knobs);
+	w->lean = w->lean_wanted && !tx_held(w);
+	return round_of(w, knobs, now);
 }
 
 bool
@@ -813,6 +922,7 @@ poll_knobs(struct vfwd_worker *w, uint32_t *gen, struct vfwd_knobs *knobs)
 	if (likely(g == *gen))
 		return;
 	*knobs = w->knob_slot[g & 1];
+	knobs_take(w, knobs);
 	*gen = g;
 	__atomic_store_n(&w->knob_gen_seen, g, __ATOMIC_RELEASE);
 }
@@ -856,9 +966,10 @@ vfwd_worker_main(void *arg)
 	uint64_t prev = rte_rdtsc();
 
 	__atomic_store_n(&w->knob_gen_seen, gen, __ATOMIC_RELEASE);
+	knobs_take(w, &knobs);
 	w->empty_rounds = 0;
 	while (w->running) {
-		uint32_t nb = vfwd_worker_round(w, &knobs, prev);
+		uint32_t nb = round_of(w, &knobs, prev);
 		uint64_t now = rte_rdtsc();
 
 		if (nb)

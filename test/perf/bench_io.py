@@ -17,7 +17,9 @@ the ratio vfwd/testpmd.
 cycles/pkt (wall) = TSC Hz / pps: what one 100%-polling core pays per
 packet, comparable across both. vfwd's own busy cycles/pkt is shown too.
 
-Usage: test/perf/bench_io.py [--rounds 5] [--secs 6] [--json FILE]
+Usage: test/perf/bench_io.py [--rounds 5] [--secs 6] [--json FILE] [--base BIN]
+--base: a second dpdk-vfwd binary (e.g. built at an older commit) run in
+the same rotation, so that a change's cost is measured side by side.
 Run alone: it needs both CPUs of this machine to itself.
 """
 
@@ -31,6 +33,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import vfwdtest  # noqa: E402
 from vfwdtest import TESTPMD, VFWD, Env, check  # noqa: E402
 
 DIRS = ("vm_to_wire", "wire_to_vm")
@@ -106,25 +109,31 @@ def main():
     ap.add_argument("--json", help="write the raw figures here")
     ap.add_argument("--vfwd-args", default="", help="extra options for dpdk-vfwd")
     ap.add_argument("--dirs", default=",".join(DIRS), help="directions to run")
+    ap.add_argument("--base", help="another dpdk-vfwd binary to run beside this one")
     a = ap.parse_args()
     if len(os.sched_getaffinity(0)) < 2:
         print("warning: fewer than 2 CPUs: forwarder and peer share a CPU", file=sys.stderr)
 
-    res = {d: {"vfwd": [], "vfwd_busy_cyc": [], "testpmd": [], "testpmd_busy_cyc": []}
-           for d in DIRS}
+    res = {d: {"vfwd": [], "vfwd_busy_cyc": [], "testpmd": [], "testpmd_busy_cyc": [],
+               "base": [], "base_busy_cyc": []} for d in DIRS}
+    who_all = ("vfwd", "testpmd", "base") if a.base else ("vfwd", "testpmd")
     tsc_hz = None
     dirs = [d for d in a.dirs.split(",") if d in DIRS]
     for rnd in range(a.rounds):
         for direction in dirs:
-            # alternate who goes first, so drift hits both alike
-            order = ("vfwd", "testpmd") if rnd % 2 == 0 else ("testpmd", "vfwd")
+            # rotate who goes first, so drift hits all alike
+            order = who_all[rnd % len(who_all):] + who_all[:rnd % len(who_all)]
             for who in order:
                 with Env("bench-%s-%s" % (who, direction)) as env:
-                    if who == "vfwd":
-                        pps, cyc, tsc_hz = run_vfwd(env, direction, a.secs,
-                                                    a.vfwd_args.split())
-                        res[direction]["vfwd"].append(pps)
-                        res[direction]["vfwd_busy_cyc"].append(cyc)
+                    if who in ("vfwd", "base"):
+                        vfwdtest.VFWD = a.base if who == "base" else VFWD
+                        try:
+                            pps, cyc, tsc_hz = run_vfwd(env, direction, a.secs,
+                                                        a.vfwd_args.split())
+                        finally:
+                            vfwdtest.VFWD = VFWD
+                        res[direction][who].append(pps)
+                        res[direction][who + "_busy_cyc"].append(cyc)
                     else:
                         pps, cyc = run_testpmd(env, direction, a.secs)
                         res[direction]["testpmd"].append(pps)
@@ -133,20 +142,26 @@ def main():
                                                          res[direction][who][-1] / 1e6),
                       file=sys.stderr, flush=True)
 
-    print("\n64-byte packets, burst 32, 1 worker lcore, %d interleaved rounds of %ds%s"
-          % (a.rounds, a.secs, ", vfwd " + a.vfwd_args if a.vfwd_args else ""))
+    print("\n64-byte packets, burst 32, 1 worker lcore, %d interleaved rounds of %ds%s%s"
+          % (a.rounds, a.secs, ", vfwd " + a.vfwd_args if a.vfwd_args else "",
+             ", base " + a.base if a.base else ""))
     print("| direction | forwarder | Mpps median (min-max) | wall cycles/pkt | "
           "busy cycles/pkt sent | Mpps vfwd/testpmd |")
     print("|---|---|---|---|---|---|")
     for d in dirs:
         v, t = res[d]["vfwd"], res[d]["testpmd"]
         ratio = statistics.median(v) / statistics.median(t)
-        for who, xs, cyc in (("dpdk-vfwd", v, res[d]["vfwd_busy_cyc"]),
-                             ("testpmd io", t, res[d]["testpmd_busy_cyc"])):
+        rows = [("dpdk-vfwd", v, res[d]["vfwd_busy_cyc"]),
+                ("testpmd io", t, res[d]["testpmd_busy_cyc"])]
+        if a.base:
+            rows.append(("dpdk-vfwd base", res[d]["base"], res[d]["base_busy_cyc"]))
+        for who, xs, cyc in rows:
+            r = "%.3f" % ratio if who == "dpdk-vfwd" else (
+                "%.3f" % (statistics.median(xs) / statistics.median(t)) if who != "testpmd io"
+                else "")
             print("| %s | %s | %.3f (%.3f-%.3f) | %.0f | %.0f | %s |"
                   % (d.replace("_to_", "->"), who, statistics.median(xs) / 1e6, min(xs) / 1e6,
-                     max(xs) / 1e6, tsc_hz / statistics.median(xs), statistics.median(cyc),
-                     "%.3f" % ratio if who == "dpdk-vfwd" else ""))
+                     max(xs) / 1e6, tsc_hz / statistics.median(xs), statistics.median(cyc), r))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"tsc_hz": tsc_hz, "rounds": a.rounds, "secs": a.secs, "results": res}, f,

@@ -692,6 +692,125 @@ stats_read_retries_during_reinit(void)
 	CHECK(worker->stats_gen % 2 == 0);
 }
 
+/* The default knobs (poll, direct delivery, no tx batching): the worker
+ * takes the lean round once nothing it would not send is held. */
+static struct vfwd_knobs
+lean_knobs(void)
+{
+	return (struct vfwd_knobs){
+		.burst = 32,
+		.gro = {.max_flows = 64, .flush_us = 50},
+		.rx_mode = VFWD_RX_POLL,
+		.deliver = VFWD_DELIVER_DIRECT,
+		.napi_weight = 64,
+		.tx_batch = 1,
+		.tx_flush_us = 50,
+	};
+}
+
+/* Tx batching switched off while a hold has packets: the next round is
+ * the full one and sends the held packets before the new ones; only then
+ * does the worker take the lean round, which forwards the rest. */
+static void
+lean_round_after_a_hold_keeps_order(void)
+{
+	static const uint8_t dirs[] = {VFWD_DIR_VM_TO_WIRE};
+	const struct vfwd_dir_stats *d = &worker->stats.dir[VFWD_DIR_VM_TO_WIRE];
+	struct vfwd_knobs k = lean_knobs();
+	struct rte_mbuf *fed[17], *m = NULL;
+	unsigned int n = 0, in_order = 0;
+
+	k.tx_batch = 32;
+	worker_setup(1, dirs, &k, 256);
+	for (unsigned int i = 0; i < 8; i++)
+		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], fed[i] = udp_frame()) == 0);
+	vfwd_worker_round(worker, &k, rte_rdtsc());
+	CHECK(rte_ring_count(tx_ring[0]) == 0 && worker->hold[0]->n == 8);
+	CHECK(!worker->lean);
+
+	k.tx_batch = 1;
+	for (unsigned int i = 8; i < 12; i++)
+		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], fed[i] = udp_frame()) == 0);
+	vfwd_worker_round(worker, &k, rte_rdtsc());
+	CHECK(worker->hold[0]->n == 0 && worker->lean);
+	for (unsigned int i = 12; i < 17; i++)
+		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], fed[i] = udp_frame()) == 0);
+	vfwd_worker_round(worker, &k, rte_rdtsc());
+	while (rte_ring_dequeue(tx_ring[0], (void **)&m) == 0) {
+		in_order += n < RTE_DIM(fed) && m == fed[n];
+		n++;
+		rte_pktmbuf_free(m);
+	}
+	printf("# %u sent, %u in the order fed; flushes: empty %lu\n", n, in_order,
+	       (unsigned long)d->tx_flush_empty);
+	CHECK(n == 17 && in_order == 17);
+	CHECK(d->rx_pkts == 17 && d->tx_pkts == 17 && d->tx_flush_empty == 1);
+	worker_teardown(1);
+}
+
+/* A gated port (net_memif's kind) is neither polled nor sent to while its
+ * link is down: its frames wait in its ring, what would go there is
+ * peer_down. The first call that finds the link up opens the gate; a close
+ * (the unmap guard's) counts up, and the gate opens again only through a
+ * link that is up. Streams: port 0 -> gated port 1, and back. */
+static void
+gated_port_waits_for_its_link(void)
+{
+	struct vfwd_port_state *ps = &port_state[port_id[1]];
+	const struct vfwd_dir_stats *v2w = &worker->stats.dir[VFWD_DIR_VM_TO_WIRE];
+	const struct vfwd_dir_stats *w2v = &worker->stats.dir[VFWD_DIR_WIRE_TO_VM];
+	struct vfwd_knobs k = lean_knobs();
+	unsigned int back;
+
+	ps->gated = true;
+	ps->pmd_gate = 0;
+	RTE_VERIFY(rte_eth_dev_set_link_down(port_id[1]) == 0);
+	memset(&plan_lcore, 0, sizeof(plan_lcore));
+	plan_lcore.role = VFWD_ROLE_DIRECT;
+	plan_lcore.nb_streams = 2;
+	plan_lcore.streams[0] = (struct vfwd_stream){
+		.rx_port = port_id[0], .tx_port = port_id[1], .dir = VFWD_DIR_VM_TO_WIRE, .id = 0};
+	plan_lcore.streams[1] = (struct vfwd_stream){
+		.rx_port = port_id[1], .tx_port = port_id[0], .dir = VFWD_DIR_WIRE_TO_VM, .id = 1};
+	memset(worker, 0, sizeof(*worker));
+	vfwd_worker_init(worker, rte_lcore_id(), &plan_lcore, port_state, &k);
+	RTE_VERIFY(vfwd_worker_offload_init(worker, pool, indirect_pool, 64, 0) == 0);
+	RTE_VERIFY(vfwd_worker_queues_init(worker, 256, 0) == 0);
+
+	feed_udp(0, 10);
+	feed_udp(1, 10);
+	vfwd_worker_round(worker, &k, rte_rdtsc());
+	CHECK(rte_ring_count(rx_ring[1]) == 10 && w2v->rx_pkts == 0); /* not polled */
+	CHECK(v2w->rx_pkts == 10 && v2w->drops[VFWD_DROP_PEER_DOWN] == 10);
+	CHECK(rte_ring_count(tx_ring[1]) == 0 && ps->pmd_gate == 0);
+
+	RTE_VERIFY(rte_eth_dev_set_link_up(port_id[1]) == 0);
+	vfwd_worker_round(worker, &k, rte_rdtsc());
+	back = drain_tx(0, NULL);
+	CHECK(ps->pmd_gate == 1 && back == 10 && w2v->tx_pkts == 10);
+
+	vfwd_port_gate_close(ps); /* the guard, before an unmap */
+	CHECK(ps->pmd_gate == 2);
+	feed_udp(0, 5);
+	vfwd_worker_round(worker, &k, rte_rdtsc()); /* the link is up: open again */
+	CHECK(ps->pmd_gate == 3 && drain_tx(1, NULL) == 5 && v2w->tx_pkts == 5);
+
+	/* control's link poll closes it while the link is down, and opens it */
+	RTE_VERIFY(rte_eth_dev_set_link_down(port_id[1]) == 0);
+	vfwd_port_wire_link_poll(port_id[1], ps);
+	CHECK(ps->pmd_gate == 2 && ps->link_up == 0);
+	RTE_VERIFY(rte_eth_dev_set_link_up(port_id[1]) == 0);
+	vfwd_port_wire_link_poll(port_id[1], ps);
+	CHECK(ps->pmd_gate == 3 && ps->link_up == 1);
+	printf("# gated port: %lu polled, %lu peer_down while down; gate %u\n",
+	       (unsigned long)w2v->rx_pkts, (unsigned long)v2w->drops[VFWD_DROP_PEER_DOWN],
+	       ps->pmd_gate);
+	CHECK(v2w->rx_pkts == v2w->tx_pkts + v2w->drops[VFWD_DROP_PEER_DOWN]);
+
+	ps->gated = false;
+	worker_teardown(2);
+}
+
 static void
 no_mbuf_leaked(void)
 {
@@ -786,6 +905,8 @@ main(int argc, char **argv)
 	RUN(stream_counts_across_pipeline);
 	RUN(stats_never_zero_under_reinit);
 	RUN(stats_read_retries_during_reinit);
+	RUN(lean_round_after_a_hold_keeps_order);
+	RUN(gated_port_waits_for_its_link);
 	RUN(no_mbuf_leaked);
 
 	rte_free(worker);
