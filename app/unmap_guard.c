@@ -23,8 +23,9 @@
  * (struct vfwd_port_state's pmd_gate): the PMD's rx and tx read the
  * region's address before that flag, so a worker that read it before a
  * reconnection and the flag after would fault; with the gate closed no
- * worker calls the PMD again until control has seen the link come up,
- * that is until the PMD has mapped the new regions and set up the rings.
+ * worker calls the PMD again until a worker or control has seen the link
+ * come up, that is until the PMD has mapped the new regions and set up
+ * the rings.
  * Other callers go on to libc's munmap (or the kernel's) at once. A worker
  * asleep (napi) is in no PMD; the wait then lasts until it wakes (its sleep
  * is bounded by --sleep-max-us), and never longer than GUARD_WAIT_MAX_MS

@@ -213,7 +213,7 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	memset(st, 0, sizeof(*st));
 	st->is_vhost = driver_is(&info, "net_vhost");
 	st->gated = driver_is(&info, "net_memif");
-	st->pmd_gate = 0; /* opened by the first link poll that sees it up */
+	st->pmd_gate = 0; /* opened once a worker or control sees the link up */
 
 	if (conf->nb_rxq > 1 && info.flow_type_rss_offloads) {
 		dev_conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
