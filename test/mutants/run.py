@@ -33,8 +33,9 @@ MUTANTS = {
                     "e2e/modes/switch_modes_under_traffic_vm_to_wire",
                     "e2e/offload/tso_toward_wire",
                     "e2e/soak", "e2e/malformed/malformed_frames"],
-    "drop-counted": ["e2e/default/embedded_default", "e2e/gen/udp_both_directions",
-                     "e2e/gen/tcp_tso_from_vm_is_segmented"],
+    # not gen/udp_both_directions: at 100 kpps each way its receiver may
+    # fall behind here, so it accepts a small loss vfwd counted as tx_full
+    "drop-counted": ["e2e/default/embedded_default", "e2e/gen/tcp_tso_from_vm_is_segmented"],
     "flip-payload": ["e2e/forward/vm_to_wire_1500", "e2e/modes/switch_modes_under_tcp",
                      "e2e/soak", "e2e/malformed/malformed_frames",
                      "e2e/malformed/lying_virtio_net_headers_from_a_guest"],
