@@ -230,7 +230,9 @@ hold_check(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool r
 /* ------------------------------------------------------------ the stages */
 
 /* The total length of pkts[0..n) and, toward the wire, whether one of
- * them needs vfwd_wire_tx_prepare(): one walk over the burst for both. */
+ * them needs vfwd_wire_tx_prepare(): one walk over the burst for both.
+ * prep NULL: the length only (the pipeline's rx lcore, which does not
+ * process what it receives). */
 static inline uint64_t
 burst_len_prep(const struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, uint16_t n,
 	       bool *prep)
@@ -238,7 +240,7 @@ burst_len_prep(const struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, 
 	uint64_t bytes = 0;
 	bool p = false;
 
-	if (w->streams[i].dir == VFWD_DIR_VM_TO_WIRE) {
+	if (prep != NULL && w->streams[i].dir == VFWD_DIR_VM_TO_WIRE) {
 		const struct vfwd_wire_tx *wtx = &w->offload[i].wire_tx;
 
 		for (uint16_t j = 0; j < n; j++) {
@@ -248,10 +250,12 @@ burst_len_prep(const struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, 
 	} else {
 		bytes = sum_pkt_len(pkts, n);
 	}
-	*prep = p;
+	if (prep != NULL)
+		*prep = p;
 	return bytes;
 }
 
+/* Stream i's next burst, counted; prep as burst_len_prep(). */
 static inline uint16_t
 receive(const struct vfwd_worker *w, uint16_t i, uint16_t want, struct rte_mbuf **pkts,
 	uint64_t *bytes, bool *prep, struct vfwd_dir_stats *d, struct vfwd_stream_stats *ss)
@@ -569,8 +573,8 @@ pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
 		struct rte_mbuf *pkts[VFWD_MAX_BURST], *to[VFWD_MAX_BURST];
 		uint8_t ring_of[VFWD_MAX_BURST];
 		uint64_t bytes;
-		bool prep;
-		uint16_t n = receive(w, i, k->burst, pkts, &bytes, &prep, d, ss);
+		/* no prep flags: the work lcore looks at them when it processes */
+		uint16_t n = receive(w, i, k->burst, pkts, &bytes, NULL, d, ss);
 
 		nb += n;
 		for (uint16_t j = 0; j < n; j++)
@@ -815,17 +819,14 @@ vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_
 bool
 vfwd_worker_holds(const struct vfwd_worker *w)
 {
-	if (w->backlog != NULL && rte_ring_count(w->backlog) > 0)
+	if (tx_held(w))
 		return true;
 	for (uint16_t r = 0; w->role == VFWD_ROLE_WORK && r < w->nb_rings; r++)
 		if (rte_ring_count(w->rings[r]) > 0)
 			return true;
-	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		if (w->hold[i] != NULL && w->hold[i]->n)
-			return true;
+	for (uint16_t i = 0; i < w->nb_streams; i++)
 		if (w->streams[i].dir == VFWD_DIR_WIRE_TO_VM && vfwd_gro_held(&w->offload[i].gro))
 			return true;
-	}
 	return false;
 }
 
