@@ -53,6 +53,8 @@ stage_free(struct stage *s)
 		vfwd_worker_offload_fini(&s->workers[w]);
 		vfwd_worker_queues_fini(&s->workers[w]);
 	}
+	for (uint16_t w = 0; s->workers != NULL && w < s->nb_workers; w++)
+		vfwd_worker_fini(&s->workers[w]);
 	for (unsigned int i = 0; i < s->nb_rings; i++) {
 		struct rte_mbuf *m;
 
@@ -127,7 +129,7 @@ print_plan(const struct vfwd_app *app, const struct vfwd_options *o)
 			continue;
 		}
 		for (uint16_t i = 0; i < wk->nb_streams; i++) {
-			const struct vfwd_stream *st = &wk->streams[i];
+			const struct vfwd_stream *st = &wk->streams[i].s;
 
 			printf("  lcore %u: %s%s port %u (%s) q%u -> port %u (%s) q%u\n", wk->lcore_id,
 			       role[wk->role], st->dir == VFWD_DIR_VM_TO_WIRE ? "vm->wire" : "wire->vm",
@@ -213,8 +215,13 @@ stage_build(struct vfwd_app *app, const struct vfwd_options *o, struct stage *s,
 	for (uint16_t w = 0; w < nb; w++) {
 		struct vfwd_worker *wk = &s->workers[w];
 
-		vfwd_worker_init(wk, app->lcore_ids[w], &plan->worker[w], app->port_state,
-				 &o->knobs);
+		ret = vfwd_worker_init(wk, app->lcore_ids[w], &plan->worker[w], app->port_state,
+				       &o->knobs);
+		if (ret != 0) {
+			snprintf(err, errlen, "cannot allocate the workers' streams: out of memory");
+			s->nb_workers = w; /* the ones to fini */
+			goto out;
+		}
 		if (wk->role == VFWD_ROLE_RX) {
 			wk->nb_rings = o->pipe_work;
 			for (uint16_t k = 0; k < o->pipe_work; k++)

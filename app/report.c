@@ -790,7 +790,7 @@ vfwd_show_config(struct vfwd_app *app, bool json)
 
 			printf("%s{\"lcore\":%u,\"streams\":[", w ? "," : "", wk->lcore_id);
 			for (uint16_t s = 0; s < wk->nb_streams; s++) {
-				const struct vfwd_stream *st = &wk->streams[s];
+				const struct vfwd_stream *st = &wk->streams[s].s;
 
 				printf("%s{\"dir\":\"%s\",\"rx_port\":%u,\"rx_queue\":%u,"
 				       "\"tx_port\":%u,\"tx_queue\":%u}",
@@ -815,7 +815,7 @@ vfwd_show_config(struct vfwd_app *app, bool json)
 		const struct vfwd_worker *wk = &app->workers[w];
 
 		for (uint16_t s = 0; s < wk->nb_streams; s++) {
-			const struct vfwd_stream *st = &wk->streams[s];
+			const struct vfwd_stream *st = &wk->streams[s].s;
 
 			printf("  lcore %u: %s port %u q%u -> port %u q%u\n", wk->lcore_id,
 			       dir_name[st->dir], st->rx_port, st->rx_queue, st->tx_port,

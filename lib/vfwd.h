@@ -333,6 +333,24 @@ struct vfwd_port_state {
 
 /* ---------------------------------------------------------------- worker */
 
+/* One stream as its worker runs it: the plan's entry and everything the
+ * worker keeps for it, together (testpmd's struct fwd_stream). Set up by
+ * control before launch, then the worker's alone. */
+struct vfwd_worker_stream {
+	struct vfwd_stream s;            /* the plan's: ports, queues, dir */
+	struct vfwd_stream_stats *stats; /* its line of the worker's counters */
+	struct vfwd_tx_hold *hold;       /* tx batching (vfwd_worker_queues_init) */
+	uint32_t backlog_pending;        /* deferred: its packets on the backlog */
+	uint32_t intr_gen;               /* napi: conn_gen registered, +1 (0: never) */
+	/* deferred: its rx queue came back empty at its last visit (its own
+	 * "queue empty" for GRO and tx holds, see backlog_flush_streams) */
+	uint8_t rx_idle;
+	union vfwd_stream_offload {
+		struct vfwd_gro gro;         /* toward a VM */
+		struct vfwd_wire_tx wire_tx; /* toward the wire */
+	} off;
+} __rte_cache_aligned;
+
 struct vfwd_worker {
 	/* control: written before launch, read-only while running */
 	unsigned int lcore_id;
@@ -340,18 +358,10 @@ struct vfwd_worker {
 	uint16_t nb_rings;  /* rx: one ring per work lcore; work: one per rx lcore */
 	struct rte_ring *rings[VFWD_MAX_PIPE];
 	uint16_t nb_streams;
-	struct vfwd_stream streams[VFWD_MAX_STREAMS];
+	struct vfwd_worker_stream *streams; /* [nb_streams], by vfwd_worker_init */
 	const struct vfwd_port_state *port_state; /* [VFWD_MAX_PORTS] */
 
-	/* worker: per stream offload state, set up by control before launch */
-	union vfwd_stream_offload {
-		struct vfwd_gro gro;         /* streams toward a VM */
-		struct vfwd_wire_tx wire_tx; /* streams toward the wire */
-	} offload[VFWD_MAX_STREAMS];
-
-	/* worker: tx batching holds [nb_streams] (rte_zmalloc'd by control at
-	 * init, used by the worker only), the deferred-delivery backlog */
-	struct vfwd_tx_hold *hold[VFWD_MAX_STREAMS];
+	/* worker: the deferred-delivery backlog (made by control at init) */
 	struct rte_ring *backlog;
 	/* worker: napi state */
 	uint32_t empty_rounds;
@@ -359,7 +369,6 @@ struct vfwd_worker {
 	uint32_t load_x16;   /* adaptive: moving average of packets per poll, x16 */
 	bool napi_now;       /* adaptive: currently in napi (interrupt) mode */
 	uint16_t next_stream; /* a round cut by the budget resumes here */
-	uint32_t intr_gen[VFWD_MAX_STREAMS]; /* conn_gen registered, +1 (0: never) */
 	uint32_t since_gro_flush; /* work lcore: packets since GRO last flushed */
 	/* worker: what the knob set in use implies, worked out once when it
 	 * takes the set, not in every round (tsc_per_us: at init) */
@@ -369,11 +378,6 @@ struct vfwd_worker {
 	uint64_t budget_tsc;    /* round_budget_us ... (0: none) */
 	bool lean_wanted; /* the knobs need no more than the lean round */
 	bool lean;        /* ... and nothing it would not send is held */
-	/* deferred delivery: each stream's packets on the backlog, and
-	 * whether its rx queue came back empty at its last visit (its own
-	 * "queue empty" for GRO and tx holds, see vfwd_worker_round) */
-	uint32_t backlog_pending[VFWD_MAX_STREAMS];
-	uint8_t rx_idle[VFWD_MAX_STREAMS];
 
 	/* handoff, see vfwd_worker_publish(): control writes slots + gen,
 	 * worker writes gen_seen. */
@@ -408,10 +412,13 @@ struct vfwd_worker {
 /* Prepare a worker for a plan entry with the given initial knobs. Its
  * counters (stats, stats_snap) carry over untouched: a worker's memory
  * starts zeroed (rte_zmalloc), and a re-plan never takes counters back
- * under a reader on another thread. */
-void vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id,
-		      const struct vfwd_plan_lcore *pl, const struct vfwd_port_state *port_state,
-		      const struct vfwd_knobs *knobs);
+ * under a reader on another thread. Returns 0 or -ENOMEM. */
+int vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id,
+		     const struct vfwd_plan_lcore *pl, const struct vfwd_port_state *port_state,
+		     const struct vfwd_knobs *knobs);
+/* Frees what vfwd_worker_init allocated (after the offload and queues
+ * fini); the counters stay. */
+void vfwd_worker_fini(struct vfwd_worker *w);
 /* Offload state of every stream (control, before launch): GRO contexts
  * toward VMs, segmentation pools and port capabilities toward the wire.
  * Returns 0 or -ENOMEM (undone). */

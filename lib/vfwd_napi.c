@@ -47,7 +47,7 @@ arm(struct vfwd_worker *w, bool *armed, unsigned int *naps)
 		return 0;
 	}
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		const struct vfwd_stream *s = &w->streams[i];
+		const struct vfwd_stream *s = &w->streams[i].s;
 		const struct vfwd_port_state *ps = &w->port_state[s->rx_port];
 		uint32_t gen = ps->conn_gen + 1;
 
@@ -57,7 +57,7 @@ arm(struct vfwd_worker *w, bool *armed, unsigned int *naps)
 			continue;
 		}
 		/* a (re)connected guest brought new eventfds */
-		if (w->intr_gen[i] != gen) {
+		if (w->streams[i].intr_gen != gen) {
 			int ret = rte_eth_dev_rx_intr_ctl_q(s->rx_port, s->rx_queue,
 							    RTE_EPOLL_PER_THREAD,
 							    RTE_INTR_EVENT_ADD, NULL);
@@ -66,7 +66,7 @@ arm(struct vfwd_worker *w, bool *armed, unsigned int *naps)
 				(*naps)++;
 				continue;
 			}
-			w->intr_gen[i] = gen;
+			w->streams[i].intr_gen = gen;
 		}
 		if (rte_eth_dev_rx_intr_enable(s->rx_port, s->rx_queue) != 0) {
 			(*naps)++;
@@ -83,7 +83,7 @@ disarm(struct vfwd_worker *w, const bool *armed)
 {
 	for (uint16_t i = 0; i < w->nb_streams; i++)
 		if (armed[i])
-			rte_eth_dev_rx_intr_disable(w->streams[i].rx_port, w->streams[i].rx_queue);
+			rte_eth_dev_rx_intr_disable(w->streams[i].s.rx_port, w->streams[i].s.rx_queue);
 }
 
 /* Whether any rx queue has packets: rx_queue_count where the driver has
@@ -92,7 +92,7 @@ static bool
 queues_busy(const struct vfwd_worker *w)
 {
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		int c = rte_eth_rx_queue_count(w->streams[i].rx_port, w->streams[i].rx_queue);
+		int c = rte_eth_rx_queue_count(w->streams[i].s.rx_port, w->streams[i].s.rx_queue);
 
 		if (c != 0 && c != -ENOTSUP)
 			return true;
@@ -147,11 +147,11 @@ vfwd_napi_release(struct vfwd_worker *w)
 	/* on the worker's own thread: the per-thread epoll set is its own,
 	 * and the next plan may give these queues to another lcore */
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		if (w->intr_gen[i] == 0)
+		if (w->streams[i].intr_gen == 0)
 			continue;
-		rte_eth_dev_rx_intr_ctl_q(w->streams[i].rx_port, w->streams[i].rx_queue,
+		rte_eth_dev_rx_intr_ctl_q(w->streams[i].s.rx_port, w->streams[i].s.rx_queue,
 					  RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_DEL, NULL);
-		w->intr_gen[i] = 0;
+		w->streams[i].intr_gen = 0;
 	}
 }
 

@@ -23,24 +23,47 @@
  * telemetry thread may be reading them right now (a memset here once
  * showed it zeros, and counters - base near 2^64). stats_gen is odd while
  * the rest is rewritten, so that vfwd_worker_stats_read() can tell. */
-void
+int
 vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id, const struct vfwd_plan_lcore *pl,
 		 const struct vfwd_port_state *port_state, const struct vfwd_knobs *knobs)
 {
+	int socket = lcore_id < RTE_MAX_LCORE ? (int)rte_lcore_to_socket_id(lcore_id) : SOCKET_ID_ANY;
+	/* as many as the plan gives it, not VFWD_MAX_STREAMS: usually two */
+	struct vfwd_worker_stream *streams =
+		rte_zmalloc_socket("vfwd_streams", RTE_MAX(pl->nb_streams, 1) * sizeof(*streams),
+				   RTE_CACHE_LINE_SIZE, socket);
 	uint32_t gen = w->stats_gen; /* control is its only writer */
 
+	if (streams == NULL)
+		return -ENOMEM;
+	for (uint16_t i = 0; i < pl->nb_streams; i++) {
+		const struct vfwd_stream *s = &pl->streams[i];
+
+		streams[i].s = *s;
+		streams[i].stats = &w->stats.stream[vfwd_stream_key(s->pair, s->rx_queue, s->dir)];
+	}
+	rte_free(w->streams); /* a re-init: its offload and queues were fini'd */
 	__atomic_store_n(&w->stats_gen, gen | 1, __ATOMIC_RELAXED);
 	rte_smp_wmb();
 	memset(w, 0, offsetof(struct vfwd_worker, stats_gen));
 	w->lcore_id = lcore_id;
 	w->role = pl->role;
 	w->nb_streams = pl->nb_streams;
-	memcpy(w->streams, pl->streams, pl->nb_streams * sizeof(pl->streams[0]));
+	w->streams = streams;
 	w->port_state = port_state;
 	w->knob_slot[0] = *knobs;
 	w->tsc_per_us = rte_get_tsc_hz() / 1000000;
 	/* release: a reader that sees the even value sees the new struct */
 	__atomic_store_n(&w->stats_gen, (gen | 1) + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void
+vfwd_worker_fini(struct vfwd_worker *w)
+{
+	rte_free(w->streams);
+	w->streams = NULL;
+	w->nb_streams = 0;
 }
 
 int
@@ -101,25 +124,19 @@ sum_pkt_len(struct rte_mbuf **pkts, uint16_t n)
 	return bytes;
 }
 
-static inline struct vfwd_stream_stats *
-stream_stats(struct vfwd_worker *w, const struct vfwd_stream *s)
-{
-	return &w->stats.stream[vfwd_stream_key(s->pair, s->rx_queue, s->dir)];
-}
-
 /* ------------------------------------------------------------------ send */
 
 /* Send now, bytes being the total length; count it as sent or dropped. */
 static inline void
-tx_now(struct vfwd_worker *w, const struct vfwd_stream *s, const struct vfwd_knobs *k,
+tx_now(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_knobs *k,
        struct rte_mbuf **pkts, uint16_t n, uint64_t bytes, struct vfwd_dir_stats *d)
 {
-	struct vfwd_stream_stats *ss;
+	const struct vfwd_stream *s = &ws->s;
+	struct vfwd_stream_stats *ss = ws->stats;
 	uint16_t nb_tx;
 
 	if (n == 0)
 		return;
-	ss = stream_stats(w, s);
 	if (unlikely(!stream_tx_ready(w, s))) {
 		rte_pktmbuf_free_bulk(pkts, n);
 		d->drops[VFWD_DROP_PEER_DOWN] += n;
@@ -152,10 +169,12 @@ tx_now(struct vfwd_worker *w, const struct vfwd_stream *s, const struct vfwd_kno
  * hold goes out when tx_batch packets wait (in sends of tx_batch), when the
  * oldest waited tx_flush_us or when the stream's rx ran empty. */
 static inline void
-hold_flush(struct vfwd_worker *w, const struct vfwd_stream *s, struct vfwd_tx_hold *h,
-	   const struct vfwd_knobs *k, struct vfwd_dir_stats *d)
+hold_flush(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_knobs *k,
+	   struct vfwd_dir_stats *d)
 {
-	tx_now(w, s, k, h->pkts, h->n, h->bytes, d);
+	struct vfwd_tx_hold *h = ws->hold;
+
+	tx_now(w, ws, k, h->pkts, h->n, h->bytes, d);
 	h->n = 0;
 	h->bytes = 0;
 }
@@ -166,17 +185,17 @@ send_burst(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	   struct rte_mbuf **pkts, uint16_t n, uint64_t bytes, uint64_t now,
 	   struct vfwd_dir_stats *d)
 {
-	const struct vfwd_stream *s = &w->streams[i];
-	struct vfwd_tx_hold *h = w->hold[i];
+	struct vfwd_worker_stream *ws = &w->streams[i];
+	struct vfwd_tx_hold *h = ws->hold;
 	uint16_t batch = k->tx_batch;
 
 	if (likely(batch <= 1 || h == NULL)) {
 		if (unlikely(h != NULL && h->n)) {
 			/* batching was just switched off: older packets first */
 			d->tx_flush_empty++;
-			hold_flush(w, s, h, k, d);
+			hold_flush(w, ws, k, d);
 		}
-		tx_now(w, s, k, pkts, n, bytes, d);
+		tx_now(w, ws, k, pkts, n, bytes, d);
 		return;
 	}
 	if (n == 0)
@@ -186,10 +205,10 @@ send_burst(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	if (unlikely(h->n + n > VFWD_TX_HOLD_CAP)) {
 		/* more than the hold takes: send what waits first */
 		d->tx_flush_full++;
-		hold_flush(w, s, h, k, d);
+		hold_flush(w, ws, k, d);
 		h->since_tsc = now;
 		if (n > VFWD_TX_HOLD_CAP) {
-			tx_now(w, s, k, pkts, n, bytes, d);
+			tx_now(w, ws, k, pkts, n, bytes, d);
 			return;
 		}
 	}
@@ -200,7 +219,7 @@ send_burst(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 		uint64_t b = sum_pkt_len(h->pkts, batch);
 
 		d->tx_flush_full++;
-		tx_now(w, s, k, h->pkts, batch, b, d);
+		tx_now(w, ws, k, h->pkts, batch, b, d);
 		h->n -= batch;
 		h->bytes -= b;
 		memmove(h->pkts, h->pkts + batch, h->n * sizeof(h->pkts[0]));
@@ -214,7 +233,7 @@ static inline void
 hold_check(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool rx_empty,
 	   uint64_t now, struct vfwd_dir_stats *d)
 {
-	struct vfwd_tx_hold *h = w->hold[i];
+	struct vfwd_tx_hold *h = w->streams[i].hold;
 
 	if (h == NULL || h->n == 0)
 		return;
@@ -224,7 +243,7 @@ hold_check(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool r
 		d->tx_flush_timer++;
 	else
 		return;
-	hold_flush(w, &w->streams[i], h, k, d);
+	hold_flush(w, &w->streams[i], k, d);
 }
 
 /* ------------------------------------------------------------ the stages */
@@ -240,8 +259,8 @@ burst_len_prep(const struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, 
 	uint64_t bytes = 0;
 	bool p = false;
 
-	if (prep != NULL && w->streams[i].dir == VFWD_DIR_VM_TO_WIRE) {
-		const struct vfwd_wire_tx *wtx = &w->offload[i].wire_tx;
+	if (prep != NULL && w->streams[i].s.dir == VFWD_DIR_VM_TO_WIRE) {
+		const struct vfwd_wire_tx *wtx = &w->streams[i].off.wire_tx;
 
 		for (uint16_t j = 0; j < n; j++) {
 			bytes += rte_pktmbuf_pkt_len(pkts[j]);
@@ -260,7 +279,7 @@ static inline uint16_t
 receive(const struct vfwd_worker *w, uint16_t i, uint16_t want, struct rte_mbuf **pkts,
 	uint64_t *bytes, bool *prep, struct vfwd_dir_stats *d, struct vfwd_stream_stats *ss)
 {
-	const struct vfwd_stream *s = &w->streams[i];
+	const struct vfwd_stream *s = &w->streams[i].s;
 	uint16_t nb_rx = 0;
 
 	if (likely(vfwd_port_callable(s->rx_port, &w->port_state[s->rx_port])))
@@ -293,7 +312,7 @@ process_to_wire(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 		struct rte_mbuf **pkts, uint16_t nb_rx, uint64_t bytes, bool prep, uint64_t now,
 		struct vfwd_dir_stats *d)
 {
-	const struct vfwd_wire_tx *wtx = &w->offload[i].wire_tx;
+	const struct vfwd_wire_tx *wtx = &w->streams[i].off.wire_tx;
 	struct rte_mbuf *out[VFWD_MAX_BURST + VFWD_GSO_MAX_SEGS];
 	struct vfwd_stream_stats *ss;
 	uint64_t lost, added;
@@ -303,7 +322,7 @@ process_to_wire(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 		send_burst(w, i, k, pkts, nb_rx, bytes, now, d);
 		return;
 	}
-	ss = stream_stats(w, &w->streams[i]);
+	ss = w->streams[i].stats;
 	lost = offload_drops(d);
 	added = d->gso_segs - d->gso_sw_frames;
 	for (uint16_t j = 0; j < nb_rx; j++) {
@@ -327,10 +346,10 @@ flush_held(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool a
 	/* a timeout of 0 flushes everything */
 	uint64_t timeout = all ? 0 : w->gro_flush_tsc;
 	uint64_t gro_out = d->gro_out; /* GRO counts for the dir: the stream's is the difference */
-	uint16_t n = vfwd_gro_flush(&w->offload[i].gro, timeout, now, out,
+	uint16_t n = vfwd_gro_flush(&w->streams[i].off.gro, timeout, now, out,
 				    RTE_DIM(out), d);
 
-	stream_stats(w, &w->streams[i])->gro_out += d->gro_out - gro_out;
+	w->streams[i].stats->gro_out += d->gro_out - gro_out;
 	send_burst(w, i, k, out, n, sum_pkt_len(out, n), now, d);
 	return n;
 }
@@ -343,8 +362,8 @@ process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	      struct rte_mbuf **pkts, uint16_t nb_rx, uint64_t bytes, uint64_t now,
 	      struct vfwd_dir_stats *d)
 {
-	const struct vfwd_stream *s = &w->streams[i];
-	struct vfwd_gro *gro = &w->offload[i].gro;
+	const struct vfwd_stream *s = &w->streams[i].s;
+	struct vfwd_gro *gro = &w->streams[i].off.gro;
 	bool gro_on = k->gro.enabled && w->port_state[s->tx_port].guest_gso;
 	uint16_t n = nb_rx;
 	uint32_t moved = 0;
@@ -357,7 +376,7 @@ process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 		moved = flush_held(w, i, k, all, now, d);
 	}
 	if (nb_rx && gro_on) {
-		struct vfwd_stream_stats *ss = stream_stats(w, s);
+		struct vfwd_stream_stats *ss = w->streams[i].stats;
 		uint64_t gro_in = d->gro_in, gro_out = d->gro_out;
 
 		n = vfwd_gro_burst(gro, &k->gro, pkts, nb_rx, now, d);
@@ -375,7 +394,7 @@ static inline uint32_t
 process(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, struct rte_mbuf **pkts,
 	uint16_t n, uint64_t bytes, bool prep, uint64_t now)
 {
-	const struct vfwd_stream *s = &w->streams[i];
+	const struct vfwd_stream *s = &w->streams[i].s;
 	struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
 
 	if (s->dir == VFWD_DIR_VM_TO_WIRE) {
@@ -399,11 +418,11 @@ backlog_put(struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, uint16_t 
 		pkts[j]->hash.usr = i;
 	q = rte_ring_enqueue_burst(w->backlog, (void **)pkts, n, NULL);
 	w->stats.backlog_enq += q;
-	w->backlog_pending[i] += q;
+	w->streams[i].backlog_pending += q;
 	if (unlikely(q < n)) {
 		rte_pktmbuf_free_bulk(pkts + q, n - q);
 		d->drops[VFWD_DROP_BACKLOG] += n - q;
-		stream_stats(w, &w->streams[i])->drops += n - q;
+		w->streams[i].stats->drops += n - q;
 		w->stats.backlog_drops += n - q;
 	}
 }
@@ -450,7 +469,7 @@ backlog_drain(struct vfwd_worker *w, const struct vfwd_knobs *k, unsigned int qu
 
 	w->stats.backlog_deq += n;
 	for (unsigned int j = 0; j < n; j++)
-		w->backlog_pending[pkts[j]->hash.usr]--;
+		w->streams[pkts[j]->hash.usr].backlog_pending--;
 	*moved += n + process_tagged(w, k, pkts, n, now);
 	return n;
 }
@@ -505,11 +524,11 @@ backlog_flush_streams(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_
 	uint32_t moved = 0;
 
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		struct vfwd_dir_stats *d = &w->stats.dir[w->streams[i].dir];
-		bool idle = w->backlog_pending[i] == 0 && (dry || w->rx_idle[i]);
+		struct vfwd_dir_stats *d = &w->stats.dir[w->streams[i].s.dir];
+		bool idle = w->streams[i].backlog_pending == 0 && (dry || w->streams[i].rx_idle);
 
-		if (w->streams[i].dir == VFWD_DIR_WIRE_TO_VM &&
-		    unlikely(vfwd_gro_held(&w->offload[i].gro))) {
+		if (w->streams[i].s.dir == VFWD_DIR_WIRE_TO_VM &&
+		    unlikely(vfwd_gro_held(&w->streams[i].off.gro))) {
 			if (idle)
 				moved += process(w, i, k, NULL, 0, 0, false, now);
 			else
@@ -567,9 +586,9 @@ pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
 	uint32_t nb = 0;
 
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		const struct vfwd_stream *s = &w->streams[i];
+		const struct vfwd_stream *s = &w->streams[i].s;
 		struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
-		struct vfwd_stream_stats *ss = stream_stats(w, s);
+		struct vfwd_stream_stats *ss = w->streams[i].stats;
 		struct rte_mbuf *pkts[VFWD_MAX_BURST], *to[VFWD_MAX_BURST];
 		uint8_t ring_of[VFWD_MAX_BURST];
 		uint64_t bytes;
@@ -625,15 +644,15 @@ pipe_work_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 	}
 	if (nb == 0 || w->since_gro_flush >= 64) {
 		for (uint16_t i = 0; i < w->nb_streams; i++) {
-			if (w->streams[i].dir == VFWD_DIR_WIRE_TO_VM &&
-			    vfwd_gro_held(&w->offload[i].gro))
+			if (w->streams[i].s.dir == VFWD_DIR_WIRE_TO_VM &&
+			    vfwd_gro_held(&w->streams[i].off.gro))
 				nb += flush_held(w, i, k, true, now,
 						 &w->stats.dir[VFWD_DIR_WIRE_TO_VM]);
 		}
 		w->since_gro_flush = 0;
 	}
 	for (uint16_t i = 0; i < w->nb_streams; i++)
-		hold_check(w, i, k, nb == 0, now, &w->stats.dir[w->streams[i].dir]);
+		hold_check(w, i, k, nb == 0, now, &w->stats.dir[w->streams[i].s.dir]);
 	return nb;
 }
 
@@ -647,9 +666,9 @@ static inline uint32_t
 visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t now, bool *empty,
       unsigned int *feeders)
 {
-	const struct vfwd_stream *s = &w->streams[i];
+	const struct vfwd_stream *s = &w->streams[i].s;
 	struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
-	struct vfwd_stream_stats *ss = stream_stats(w, s);
+	struct vfwd_stream_stats *ss = w->streams[i].stats;
 	bool vhost_rx = w->port_state[s->rx_port].is_vhost;
 	uint32_t limit = k->rx_mode == VFWD_RX_POLL ? k->burst : k->napi_weight;
 	uint32_t taken = 0, moved = 0;
@@ -687,7 +706,7 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 			break;
 		}
 	}
-	w->rx_idle[i] = *empty;
+	w->streams[i].rx_idle = *empty;
 	*feeders += fed;
 	return taken + moved;
 }
@@ -700,7 +719,7 @@ tx_held(const struct vfwd_worker *w)
 	if (w->backlog != NULL && rte_ring_count(w->backlog) > 0)
 		return true;
 	for (uint16_t i = 0; i < w->nb_streams; i++)
-		if (w->hold[i] != NULL && w->hold[i]->n)
+		if (w->streams[i].hold != NULL && w->streams[i].hold->n)
 			return true;
 	return false;
 }
@@ -716,15 +735,15 @@ lean_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 	uint32_t nb = 0;
 
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		const struct vfwd_stream *s = &w->streams[i];
+		const struct vfwd_stream *s = &w->streams[i].s;
 		struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
 		struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
 		uint64_t bytes;
 		bool prep;
-		uint16_t n = receive(w, i, k->burst, pkts, &bytes, &prep, d, stream_stats(w, s));
+		uint16_t n = receive(w, i, k->burst, pkts, &bytes, &prep, d, w->streams[i].stats);
 
 		nb += n;
-		if (n || (s->dir == VFWD_DIR_WIRE_TO_VM && w->offload[i].gro.may_hold))
+		if (n || (s->dir == VFWD_DIR_WIRE_TO_VM && w->streams[i].off.gro.may_hold))
 			nb += process(w, i, k, pkts, n, bytes, prep, now);
 	}
 	return nb;
@@ -744,7 +763,7 @@ full_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
 
 	for (uint16_t v = 0; v < w->nb_streams; v++) {
 		uint16_t i = first + v < w->nb_streams ? first + v : first + v - w->nb_streams;
-		struct vfwd_dir_stats *d = &w->stats.dir[w->streams[i].dir];
+		struct vfwd_dir_stats *d = &w->stats.dir[w->streams[i].s.dir];
 		bool empty;
 
 		nb += visit(w, i, knobs, now, &empty, &feeders);
@@ -825,7 +844,7 @@ vfwd_worker_holds(const struct vfwd_worker *w)
 		if (rte_ring_count(w->rings[r]) > 0)
 			return true;
 	for (uint16_t i = 0; i < w->nb_streams; i++)
-		if (w->streams[i].dir == VFWD_DIR_WIRE_TO_VM && vfwd_gro_held(&w->offload[i].gro))
+		if (w->streams[i].s.dir == VFWD_DIR_WIRE_TO_VM && vfwd_gro_held(&w->streams[i].off.gro))
 			return true;
 	return false;
 }
@@ -837,17 +856,17 @@ vfwd_worker_offload_init(struct vfwd_worker *w, struct rte_mempool *pool,
 	const struct vfwd_gro_conf conf = {.max_flows = gro_flows};
 
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		const struct vfwd_stream *s = &w->streams[i];
+		const struct vfwd_stream *s = &w->streams[i].s;
 		const struct vfwd_port_state *tx = &w->port_state[s->tx_port];
 
 		if (s->dir == VFWD_DIR_WIRE_TO_VM) {
-			if (vfwd_gro_init(&w->offload[i].gro, &conf, socket) != 0) {
+			if (vfwd_gro_init(&w->streams[i].off.gro, &conf, socket) != 0) {
 				vfwd_worker_offload_fini(w);
 				return -ENOMEM;
 			}
 			continue;
 		}
-		w->offload[i].wire_tx = (struct vfwd_wire_tx){
+		w->streams[i].off.wire_tx = (struct vfwd_wire_tx){
 			.tso_offload = tx->tx_tso,
 			.ip_cksum_offload = tx->tx_ip_cksum,
 			.l4_cksum_offload = tx->tx_l4_cksum,
@@ -864,8 +883,8 @@ void
 vfwd_worker_offload_fini(struct vfwd_worker *w)
 {
 	for (uint16_t i = 0; i < w->nb_streams; i++)
-		if (w->streams[i].dir == VFWD_DIR_WIRE_TO_VM)
-			vfwd_gro_fini(&w->offload[i].gro);
+		if (w->streams[i].s.dir == VFWD_DIR_WIRE_TO_VM)
+			vfwd_gro_fini(&w->streams[i].off.gro);
 }
 
 int
@@ -874,9 +893,9 @@ vfwd_worker_queues_init(struct vfwd_worker *w, unsigned int backlog, int socket)
 	char name[RTE_RING_NAMESIZE];
 
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		w->hold[i] = rte_zmalloc_socket("vfwd_tx_hold", sizeof(*w->hold[i]),
+		w->streams[i].hold = rte_zmalloc_socket("vfwd_tx_hold", sizeof(*w->streams[i].hold),
 						RTE_CACHE_LINE_SIZE, socket);
-		if (w->hold[i] == NULL)
+		if (w->streams[i].hold == NULL)
 			goto fail;
 	}
 	/* one ring per lcore, like the kernel's per-CPU backlog; single
@@ -897,10 +916,10 @@ void
 vfwd_worker_queues_fini(struct vfwd_worker *w)
 {
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		if (w->hold[i] != NULL && w->hold[i]->n)
-			rte_pktmbuf_free_bulk(w->hold[i]->pkts, w->hold[i]->n);
-		rte_free(w->hold[i]);
-		w->hold[i] = NULL;
+		if (w->streams[i].hold != NULL && w->streams[i].hold->n)
+			rte_pktmbuf_free_bulk(w->streams[i].hold->pkts, w->streams[i].hold->n);
+		rte_free(w->streams[i].hold);
+		w->streams[i].hold = NULL;
 	}
 	if (w->backlog != NULL) {
 		struct rte_mbuf *m;
@@ -910,7 +929,8 @@ vfwd_worker_queues_fini(struct vfwd_worker *w)
 		rte_ring_free(w->backlog);
 		w->backlog = NULL;
 	}
-	memset(w->backlog_pending, 0, sizeof(w->backlog_pending));
+	for (uint16_t i = 0; i < w->nb_streams; i++)
+		w->streams[i].backlog_pending = 0;
 }
 
 /* Take the newest knob set if control published one. An acquire load and a
@@ -944,15 +964,15 @@ drain_all(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now, b
 		backlog_drain(w, knobs, VFWD_MAX_BURST, now, &moved);
 	}
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		const struct vfwd_stream *s = &w->streams[i];
+		const struct vfwd_stream *s = &w->streams[i].s;
 		struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
 
 		if (s->dir == VFWD_DIR_WIRE_TO_VM)
-			while (vfwd_gro_held(&w->offload[i].gro))
+			while (vfwd_gro_held(&w->streams[i].off.gro))
 				flush_held(w, i, knobs, true, now, d);
-		if (w->hold[i] != NULL && w->hold[i]->n) {
+		if (w->streams[i].hold != NULL && w->streams[i].hold->n) {
 			d->tx_flush_empty++;
-			hold_flush(w, s, w->hold[i], knobs, d);
+			hold_flush(w, &w->streams[i], knobs, d);
 		}
 	}
 }

@@ -186,9 +186,9 @@ worker_teardown(unsigned int nb)
 		struct rte_mbuf *out[VFWD_GRO_HOLD_MAX];
 		struct vfwd_dir_stats d;
 
-		while (worker->streams[i].dir == VFWD_DIR_WIRE_TO_VM &&
-		       vfwd_gro_held(&worker->offload[i].gro))
-			rte_pktmbuf_free_bulk(out, vfwd_gro_flush(&worker->offload[i].gro, 0,
+		while (worker->streams[i].s.dir == VFWD_DIR_WIRE_TO_VM &&
+		       vfwd_gro_held(&worker->streams[i].off.gro))
+			rte_pktmbuf_free_bulk(out, vfwd_gro_flush(&worker->streams[i].off.gro, 0,
 								  rte_rdtsc(), out, RTE_DIM(out),
 								  &d));
 	}
@@ -725,14 +725,14 @@ lean_round_after_a_hold_keeps_order(void)
 	for (unsigned int i = 0; i < 8; i++)
 		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], fed[i] = udp_frame()) == 0);
 	vfwd_worker_round(worker, &k, rte_rdtsc());
-	CHECK(rte_ring_count(tx_ring[0]) == 0 && worker->hold[0]->n == 8);
+	CHECK(rte_ring_count(tx_ring[0]) == 0 && worker->streams[0].hold->n == 8);
 	CHECK(!worker->lean);
 
 	k.tx_batch = 1;
 	for (unsigned int i = 8; i < 12; i++)
 		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], fed[i] = udp_frame()) == 0);
 	vfwd_worker_round(worker, &k, rte_rdtsc());
-	CHECK(worker->hold[0]->n == 0 && worker->lean);
+	CHECK(worker->streams[0].hold->n == 0 && worker->lean);
 	for (unsigned int i = 12; i < 17; i++)
 		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], fed[i] = udp_frame()) == 0);
 	vfwd_worker_round(worker, &k, rte_rdtsc());
