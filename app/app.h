@@ -15,6 +15,7 @@
 
 #include "options.h"
 #include "vfwd.h"
+#include "vfwd_port.h"
 
 struct rte_mempool;
 struct cmdline;
@@ -59,7 +60,7 @@ struct vfwd_app {
 	uint16_t nb_workers;           /* workers in the current plan */
 	uint16_t max_workers;          /* worker lcores: capacity of the arrays */
 	unsigned int lcore_ids[VFWD_MAX_WORKERS];
-	struct vfwd_worker *workers;   /* [max_workers], rte_zmalloc'd by vfwd_ctl_plan */
+	struct vfwd_worker **workers;  /* [max_workers] (NULL beyond nb_workers), by vfwd_ctl_plan */
 	struct rte_ring *pipe_rings[VFWD_MAX_PIPE * VFWD_MAX_PIPE]; /* [rx][work] */
 	unsigned int nb_pipe_rings;
 	uint16_t nb_offload_init;      /* workers whose offload state exists */

@@ -37,7 +37,10 @@ vfwd_port_name(uint16_t port, char buf[RTE_ETH_NAME_MAX_LEN])
  * running plan's (a rebuild) and put in place only once complete, so that
  * a failure leaves the running plan as it was. */
 struct stage {
-	struct vfwd_worker *workers; /* [max_workers], rte_zmalloc'd */
+	/* [nb_alloc]: all max_workers, so that the counters of an lcore the
+	 * plan leaves idle carry on too; the first nb_workers run */
+	struct vfwd_worker **workers;
+	uint16_t nb_alloc;
 	uint16_t nb_workers;
 	uint16_t nb_state; /* workers whose GRO tables, tx holds, backlog exist */
 	struct rte_ring *rings[VFWD_MAX_PIPE * VFWD_MAX_PIPE]; /* [rx][work] */
@@ -50,11 +53,13 @@ static void
 stage_free(struct stage *s)
 {
 	for (uint16_t w = 0; w < s->nb_state; w++) {
-		vfwd_worker_offload_fini(&s->workers[w]);
-		vfwd_worker_queues_fini(&s->workers[w]);
+		vfwd_worker_offload_fini(s->workers[w]);
+		vfwd_worker_queues_fini(s->workers[w]);
 	}
-	for (uint16_t w = 0; s->workers != NULL && w < s->nb_workers; w++)
-		vfwd_worker_fini(&s->workers[w]);
+	for (uint16_t w = 0; w < s->nb_alloc; w++) {
+		vfwd_worker_fini(s->workers[w]);
+		vfwd_worker_free(s->workers[w]);
+	}
 	for (unsigned int i = 0; i < s->nb_rings; i++) {
 		struct rte_mbuf *m;
 
@@ -62,8 +67,15 @@ stage_free(struct stage *s)
 			rte_pktmbuf_free(m);
 		rte_ring_free(s->rings[i]);
 	}
-	rte_free(s->workers);
+	free(s->workers);
 	memset(s, 0, sizeof(*s));
+}
+
+/* Workers allocated for the plan in place: all or (none yet) none. */
+static uint16_t
+old_alloc(const struct vfwd_app *app)
+{
+	return app->workers != NULL ? app->max_workers : 0;
 }
 
 /* The plan in place <-> s, the workers stopped. Counters stay with the
@@ -73,14 +85,15 @@ stage_swap(struct vfwd_app *app, struct stage *s)
 {
 	struct stage old = {
 		.workers = app->workers,
+		.nb_alloc = old_alloc(app),
 		.nb_workers = app->nb_workers,
 		.nb_state = app->nb_offload_init,
 		.nb_rings = app->nb_pipe_rings,
 	};
 
 	memcpy(old.rings, app->pipe_rings, sizeof(old.rings));
-	for (uint16_t w = 0; old.workers != NULL && w < app->max_workers; w++)
-		s->workers[w].stats = old.workers[w].stats;
+	for (uint16_t w = 0; w < old.nb_alloc; w++)
+		vfwd_worker_counters_carry(s->workers[w], old.workers[w]);
 	pthread_mutex_lock(&app->lock);
 	app->workers = s->workers;
 	app->nb_workers = s->nb_workers;
@@ -98,6 +111,7 @@ vfwd_ctl_workers_free(struct vfwd_app *app)
 
 	pthread_mutex_lock(&app->lock);
 	old.workers = app->workers;
+	old.nb_alloc = old_alloc(app);
 	old.nb_workers = app->nb_workers;
 	old.nb_state = app->nb_offload_init;
 	memcpy(old.rings, app->pipe_rings, sizeof(old.rings));
@@ -121,18 +135,19 @@ print_plan(const struct vfwd_app *app, const struct vfwd_options *o)
 		       "sends on tx queue k\n",
 		       o->pipe_rx, o->pipe_work);
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		const struct vfwd_worker *wk = &app->workers[w];
+		const struct vfwd_worker *wk = app->workers[w];
+		enum vfwd_role r = vfwd_worker_role(wk);
 
-		if (wk->role == VFWD_ROLE_WORK) {
+		if (r == VFWD_ROLE_WORK) {
 			printf("  lcore %u: work: GRO/TSO and tx for every stream, tx queue %u\n",
-			       wk->lcore_id, w - o->pipe_rx);
+			       vfwd_worker_lcore(wk), w - o->pipe_rx);
 			continue;
 		}
-		for (uint16_t i = 0; i < wk->nb_streams; i++) {
-			const struct vfwd_stream *st = &wk->streams[i].s;
+		for (uint16_t i = 0; i < vfwd_worker_nb_streams(wk); i++) {
+			const struct vfwd_stream *st = vfwd_worker_stream(wk, i);
 
-			printf("  lcore %u: %s%s port %u (%s) q%u -> port %u (%s) q%u\n", wk->lcore_id,
-			       role[wk->role], st->dir == VFWD_DIR_VM_TO_WIRE ? "vm->wire" : "wire->vm",
+			printf("  lcore %u: %s%s port %u (%s) q%u -> port %u (%s) q%u\n",
+			       vfwd_worker_lcore(wk), role[r], st->dir == VFWD_DIR_VM_TO_WIRE ? "vm->wire" : "wire->vm",
 			       st->rx_port, vfwd_port_name(st->rx_port, a), st->rx_queue, st->tx_port,
 			       vfwd_port_name(st->tx_port, b), st->tx_queue);
 		}
@@ -185,9 +200,15 @@ stage_build(struct vfwd_app *app, const struct vfwd_options *o, struct stage *s,
 		snprintf(err, errlen, "cannot plan the lcores: %s", strerror(-ret));
 		goto out;
 	}
-	s->workers = rte_zmalloc("vfwd_workers", app->max_workers * sizeof(s->workers[0]),
-				 RTE_CACHE_LINE_SIZE);
-	if (s->workers == NULL) {
+	s->workers = calloc(app->max_workers, sizeof(s->workers[0]));
+	for (; s->workers != NULL && s->nb_alloc < app->max_workers; s->nb_alloc++) {
+		unsigned int lcore = app->lcore_ids[s->nb_alloc];
+
+		s->workers[s->nb_alloc] = vfwd_worker_alloc((int)rte_lcore_to_socket_id(lcore));
+		if (s->workers[s->nb_alloc] == NULL)
+			break;
+	}
+	if (s->workers == NULL || s->nb_alloc < app->max_workers) {
 		snprintf(err, errlen, "cannot allocate the workers: out of memory");
 		ret = -ENOMEM;
 		goto out;
@@ -213,31 +234,31 @@ stage_build(struct vfwd_app *app, const struct vfwd_options *o, struct stage *s,
 		}
 	}
 	for (uint16_t w = 0; w < nb; w++) {
-		struct vfwd_worker *wk = &s->workers[w];
+		struct vfwd_worker *wk = s->workers[w];
+		struct rte_ring *rings[VFWD_MAX_PIPE];
 
 		ret = vfwd_worker_init(wk, app->lcore_ids[w], &plan->worker[w], app->port_state,
 				       &o->knobs);
 		if (ret != 0) {
 			snprintf(err, errlen, "cannot allocate the workers' streams: out of memory");
-			s->nb_workers = w; /* the ones to fini */
 			goto out;
 		}
-		if (wk->role == VFWD_ROLE_RX) {
-			wk->nb_rings = o->pipe_work;
+		if (vfwd_worker_role(wk) == VFWD_ROLE_RX) {
 			for (uint16_t k = 0; k < o->pipe_work; k++)
-				wk->rings[k] = s->rings[w * o->pipe_work + k];
-		} else if (wk->role == VFWD_ROLE_WORK) {
+				rings[k] = s->rings[w * o->pipe_work + k];
+			vfwd_worker_set_rings(wk, rings, o->pipe_work);
+		} else if (vfwd_worker_role(wk) == VFWD_ROLE_WORK) {
 			uint16_t k = w - o->pipe_rx;
 
-			wk->nb_rings = o->pipe_rx;
 			for (uint16_t r = 0; r < o->pipe_rx; r++)
-				wk->rings[r] = s->rings[r * o->pipe_work + k];
+				rings[r] = s->rings[r * o->pipe_work + k];
+			vfwd_worker_set_rings(wk, rings, o->pipe_rx);
 		}
 	}
 	s->nb_workers = nb;
 	for (uint16_t w = 0; w < nb; w++) {
-		struct vfwd_worker *wk = &s->workers[w];
-		int socket = (int)rte_lcore_to_socket_id(wk->lcore_id);
+		struct vfwd_worker *wk = s->workers[w];
+		int socket = (int)rte_lcore_to_socket_id(vfwd_worker_lcore(wk));
 
 		ret = vfwd_worker_offload_init(wk, app->pool, app->indirect_pool,
 					       o->knobs.gro.max_flows, socket);
@@ -292,14 +313,9 @@ vfwd_ctl_start(struct vfwd_app *app)
 		return -ENOMEM; /* a failed rebuild left workers without state */
 	vfwd_unmap_guard_set(app->workers, app->nb_workers);
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		app->workers[w].quiesce_epoch = vfwd_unmap_guard_epoch();
-		int ret;
+		int ret = vfwd_worker_launch(app->workers[w], vfwd_unmap_guard_epoch());
 
-		app->workers[w].running = 1;
-		ret = rte_eal_remote_launch(vfwd_worker_main, &app->workers[w],
-					    app->workers[w].lcore_id);
 		if (ret != 0) {
-			app->workers[w].running = 0;
 			pthread_mutex_lock(&app->lock);
 			app->running = true; /* so that stop collects the launched ones */
 			pthread_mutex_unlock(&app->lock);
@@ -328,13 +344,13 @@ vfwd_ctl_stop(struct vfwd_app *app)
 	/* pipeline: rx lcores first, so that work lcores drain all they were
 	 * handed before they stop */
 	for (uint16_t w = 0; w < app->nb_workers; w++)
-		if (app->workers[w].role == VFWD_ROLE_RX)
-			app->workers[w].running = 0;
+		if (vfwd_worker_role(app->workers[w]) == VFWD_ROLE_RX)
+			vfwd_worker_stop(app->workers[w]);
 	for (uint16_t w = 0; w < app->nb_workers; w++)
-		if (app->workers[w].role == VFWD_ROLE_RX)
-			rte_eal_wait_lcore(app->workers[w].lcore_id);
+		if (vfwd_worker_role(app->workers[w]) == VFWD_ROLE_RX)
+			rte_eal_wait_lcore(vfwd_worker_lcore(app->workers[w]));
 	for (uint16_t w = 0; w < app->nb_workers; w++)
-		app->workers[w].running = 0;
+		vfwd_worker_stop(app->workers[w]);
 	rte_eal_mp_wait_lcore();
 	vfwd_unmap_guard_set(NULL, 0);
 	pthread_mutex_lock(&app->lock);
@@ -353,12 +369,12 @@ publish_all(struct vfwd_app *app, const struct vfwd_knobs *knobs, char *err, siz
 
 	if (ret == -ETIMEDOUT) { /* written: it takes it when it comes back */
 		printf("warning: lcore %u did not take the change within %u ms\n",
-		       app->workers[who].lcore_id, PUBLISH_TIMEOUT_US / 1000);
+		       vfwd_worker_lcore(app->workers[who]), PUBLISH_TIMEOUT_US / 1000);
 		return 0;
 	}
 	if (ret != 0)
 		snprintf(err, errlen, "lcore %u is stuck: it has not taken the previous change "
-			 "yet; nothing changed", app->workers[who].lcore_id);
+			 "yet; nothing changed", vfwd_worker_lcore(app->workers[who]));
 	return ret;
 }
 
@@ -480,7 +496,7 @@ vfwd_ctl_clear_fwd_stats(struct vfwd_app *app)
 	/* exact: each worker copies its counters between two rounds, with
 	 * nothing held (see vfwd_worker_snapshot) */
 	for (uint16_t w = 0; snap != NULL && w < app->nb_workers; w++)
-		vfwd_worker_snapshot(&app->workers[w], &snap[w], PUBLISH_TIMEOUT_US);
+		vfwd_worker_snapshot(app->workers[w], &snap[w], PUBLISH_TIMEOUT_US);
 	pthread_mutex_lock(&app->lock);
 	if (snap != NULL)
 		memcpy(app->base, snap, app->nb_workers * sizeof(*snap));

@@ -193,7 +193,7 @@ void
 vfwd_stats_read(const struct vfwd_app *app, struct vfwd_lcore_stats *now)
 {
 	for (uint16_t w = 0; w < app->nb_workers; w++)
-		memcpy(&now[w], &app->workers[w].stats, sizeof(now[w]));
+		memcpy(&now[w], vfwd_worker_counters(app->workers[w]), sizeof(now[w]));
 }
 
 /* r's arrays must hold nb_workers entries. */
@@ -290,7 +290,7 @@ text_lcores(const struct vfwd_app *app, const struct report *r)
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
 		char label[16];
 
-		snprintf(label, sizeof(label), "lcore %u", app->workers[w].lcore_id);
+		snprintf(label, sizeof(label), "lcore %u", vfwd_worker_lcore(app->workers[w]));
 		text_lcore(label, &r->now[w], &r->delta[w], r->secs);
 	}
 	if (app->nb_workers > 1)
@@ -472,7 +472,7 @@ json_lcores(const struct vfwd_app *app, const struct report *r)
 {
 	printf("\"lcores\":[");
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		printf("%s{\"lcore\":%u,", w ? "," : "", app->workers[w].lcore_id);
+		printf("%s{\"lcore\":%u,", w ? "," : "", vfwd_worker_lcore(app->workers[w]));
 		json_lcore(&r->now[w], &r->delta[w], r->secs);
 		printf("}");
 	}
@@ -786,11 +786,11 @@ vfwd_show_config(struct vfwd_app *app, bool json)
 			       app->pairs[i].vm_port, app->pairs[i].wire_port);
 		printf("],\"lcores\":[");
 		for (uint16_t w = 0; w < app->nb_workers; w++) {
-			const struct vfwd_worker *wk = &app->workers[w];
+			const struct vfwd_worker *wk = app->workers[w];
 
-			printf("%s{\"lcore\":%u,\"streams\":[", w ? "," : "", wk->lcore_id);
-			for (uint16_t s = 0; s < wk->nb_streams; s++) {
-				const struct vfwd_stream *st = &wk->streams[s].s;
+			printf("%s{\"lcore\":%u,\"streams\":[", w ? "," : "", vfwd_worker_lcore(wk));
+			for (uint16_t s = 0; s < vfwd_worker_nb_streams(wk); s++) {
+				const struct vfwd_stream *st = vfwd_worker_stream(wk, s);
 
 				printf("%s{\"dir\":\"%s\",\"rx_port\":%u,\"rx_queue\":%u,"
 				       "\"tx_port\":%u,\"tx_queue\":%u}",
@@ -812,12 +812,12 @@ vfwd_show_config(struct vfwd_app *app, bool json)
 	printf("fixed at start: rxq %u, txq %u, duration %s\n", o->nb_rxq, o->nb_txq,
 	       o->duration_s > 0 ? "set" : "none");
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
-		const struct vfwd_worker *wk = &app->workers[w];
+		const struct vfwd_worker *wk = app->workers[w];
 
-		for (uint16_t s = 0; s < wk->nb_streams; s++) {
-			const struct vfwd_stream *st = &wk->streams[s].s;
+		for (uint16_t s = 0; s < vfwd_worker_nb_streams(wk); s++) {
+			const struct vfwd_stream *st = vfwd_worker_stream(wk, s);
 
-			printf("  lcore %u: %s port %u q%u -> port %u q%u\n", wk->lcore_id,
+			printf("  lcore %u: %s port %u q%u -> port %u q%u\n", vfwd_worker_lcore(wk),
 			       dir_name[st->dir], st->rx_port, st->rx_queue, st->tx_port,
 			       st->tx_queue);
 		}

@@ -99,7 +99,7 @@ read_lcore(const struct vfwd_app *app, uint16_t w, struct vfwd_lcore_stats *now)
 	struct vfwd_lcore_stats raw;
 
 	for (int t = 0; t < READ_TRIES; t++) {
-		if (vfwd_worker_stats_read(&app->workers[w], &raw) == 0 &&
+		if (vfwd_worker_stats_read(app->workers[w], &raw) == 0 &&
 		    !vfwd_stats_behind(&raw, &app->base[w])) {
 			vfwd_stats_sub(now, &raw, &app->base[w]);
 			return 0;
@@ -162,7 +162,7 @@ tel_lcores(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 			struct rte_tel_data *c;
 
 			if (only >= 0) {
-				if (app->workers[w].lcore_id == only) {
+				if (vfwd_worker_lcore(app->workers[w]) == only) {
 					add_lcore(d, &now[w]);
 					ret = 0;
 				}
@@ -173,7 +173,7 @@ tel_lcores(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 				continue;
 			rte_tel_data_start_dict(c);
 			add_lcore_brief(c, &now[w]);
-			snprintf(name, sizeof(name), "%u", app->workers[w].lcore_id);
+			snprintf(name, sizeof(name), "%u", vfwd_worker_lcore(app->workers[w]));
 			if (rte_tel_data_add_dict_container(d, name, c, 0) != 0)
 				rte_tel_data_free(c);
 		}

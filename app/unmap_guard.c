@@ -61,7 +61,7 @@ static struct {
 	pthread_mutex_t lock;
 	uint32_t epoch; /* bumped under lock, read by workers */
 	munmap_fn next; /* libc's, or an interposer after us (ASan) */
-	const struct vfwd_worker *workers; /* NULL: none running */
+	struct vfwd_worker *const *workers; /* NULL: none running */
 	uint16_t nb_workers;
 	struct vfwd_port_state *ports; /* whose gates a memif unmap closes */
 	uint16_t nb_ports;
@@ -82,7 +82,7 @@ vfwd_unmap_guard_epoch(void)
 }
 
 void
-vfwd_unmap_guard_set(const struct vfwd_worker *workers, uint16_t nb_workers)
+vfwd_unmap_guard_set(struct vfwd_worker *const *workers, uint16_t nb_workers)
 {
 	pthread_mutex_lock(&guard.lock);
 	guard.workers = nb_workers ? workers : NULL;
@@ -122,9 +122,9 @@ called_from_guarded_dso(const void *caller)
 static bool
 worker_quiet(const struct vfwd_worker *w, uint32_t epoch)
 {
-	if (rte_eal_get_lcore_state(w->lcore_id) != RUNNING)
+	if (rte_eal_get_lcore_state(vfwd_worker_lcore(w)) != RUNNING)
 		return true;
-	return (int32_t)(__atomic_load_n(&w->quiesce_seen, __ATOMIC_ACQUIRE) - epoch) >= 0;
+	return (int32_t)(vfwd_worker_quiesce_seen(w) - epoch) >= 0;
 }
 
 /* With guard.lock held. */
@@ -144,8 +144,8 @@ wait_for_workers(void)
 		quiet = true;
 		for (uint16_t i = 0; i < guard.nb_workers && quiet; i++)
 			/* a worker unmapping itself would wait for itself */
-			quiet = guard.workers[i].lcore_id == self ||
-				worker_quiet(&guard.workers[i], epoch);
+			quiet = vfwd_worker_lcore(guard.workers[i]) == self ||
+				worker_quiet(guard.workers[i], epoch);
 		if (quiet)
 			break;
 		usleep(10);

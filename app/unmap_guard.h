@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "vfwd.h"
+#include "vfwd_port.h"
 
 struct vfwd_unmap_guard_stats {
 	uint64_t unmaps_waited; /* memif unmaps made to wait for running workers */
@@ -18,7 +19,7 @@ struct vfwd_unmap_guard_stats {
 
 /* The workers now launched (control, before launching them), or none
  * (NULL, 0: after they all returned, before their array may be freed). */
-void vfwd_unmap_guard_set(const struct vfwd_worker *workers, uint16_t nb_workers);
+void vfwd_unmap_guard_set(struct vfwd_worker *const *workers, uint16_t nb_workers);
 /* The ports whose PMD gates a memif unmap closes (all of them, once). */
 void vfwd_unmap_guard_ports(struct vfwd_port_state *ports, uint16_t nb_ports);
 void vfwd_unmap_guard_stats(struct vfwd_unmap_guard_stats *out);

@@ -20,6 +20,7 @@
 struct rte_mempool;
 struct rte_ring;
 struct rte_mbuf;
+struct vfwd_port_state; /* vfwd_port.h */
 
 
 #define VFWD_MAX_BURST 512
@@ -35,15 +36,8 @@ struct rte_mbuf;
 /* Each (pair, queue) gives one stream per direction. */
 #define VFWD_MAX_STREAMS (VFWD_MAX_PAIRS * VFWD_MAX_QUEUES * 2)
 #define VFWD_MAX_TX_RETRY 10000
-
-/* Packets a stream holds for tx batching (owned by its worker). */
+/* Packets a stream holds for tx batching at most. */
 #define VFWD_TX_HOLD_CAP (2 * VFWD_MAX_BURST)
-struct vfwd_tx_hold {
-	uint16_t n;
-	uint64_t bytes;
-	uint64_t since_tsc; /* when the oldest came */
-	struct rte_mbuf *pkts[VFWD_TX_HOLD_CAP];
-};
 
 /* ---------------------------------------------------------------- config */
 
@@ -284,130 +278,37 @@ int vfwd_plan_build(struct vfwd_plan *plan, const struct vfwd_pair *pairs, uint1
 int vfwd_plan_build_pipeline(struct vfwd_plan *plan, const struct vfwd_pair *pairs,
 			     uint16_t nb_pairs, uint16_t nb_rxq, uint16_t nb_rx, uint16_t nb_work);
 
-/* ------------------------------------------------------------ peer state */
-
-/* Whether a tx queue can take packets now. For a vhost port it follows the
- * guest: written by the vhost event thread (LSC and queue-state callbacks),
- * read by the worker that sends on the queue. Other ports are always sent
- * to; their link (polled by control, vfwd_port_wire_link_poll) only says
- * whether what they did not take was tx_full or peer_down. */
-struct vfwd_port_state {
-	volatile uint8_t link_up;
-	volatile uint8_t txq_enabled[VFWD_MAX_QUEUES];
-	/* the guest negotiated GUEST_TSO4 and GUEST_CSUM: it takes GSO
-	 * frames (looked up once per connection, on the vhost thread) */
-	volatile uint8_t guest_gso;
-	/* the guest negotiated HOST_UFO although vfwd withdrew it (it
-	 * connected before the withdrawal): its UFO frames are dropped */
-	volatile uint8_t guest_ufo;
-	/* bumped by the vhost thread at each (re)connection: the queues'
-	 * interrupt fds are new, a sleeping worker registers them again */
-	volatile uint32_t conn_gen;
-	/* The PMD gate, for ports whose PMD must not be called while its link
-	 * is down (net_memif: its rx and tx compute the ring's address from
-	 * the shared region before they check the port is connected, so a
-	 * call that straddles the connection, or a reconnection, faults).
-	 * Bit 0: open, the workers may call the PMD; the bits above count
-	 * closes. Opened by whoever sees the link up while it is closed (a
-	 * worker about to call the PMD, or control's link poll): the PMD
-	 * marks the link up only after it mapped and set up the rings. Closed
-	 * by control's link poll when the link is down and by the unmap guard
-	 * before the PMD unmaps. All by compare-and-swap on the value read
-	 * before the link, so a thread that read "up" just before a disconnect
-	 * can not reopen what the guard closed. The one field of the port
-	 * state that workers write. */
-	volatile uint32_t pmd_gate;
-	/* set at init, read-only after */
-	bool is_vhost;
-	bool gated;        /* the PMD is called only through pmd_gate */
-	bool rx_intr;      /* configured with rx queue interrupts */
-	bool tx_tso;       /* TCP_TSO offload enabled */
-	bool tx_ip_cksum;  /* IPV4_CKSUM offload enabled */
-	bool tx_l4_cksum;  /* TCP_CKSUM and UDP_CKSUM offloads enabled */
-	bool tx_multi_seg; /* MULTI_SEGS enabled: takes chained mbufs */
-	/* vhost: virtio-net features vfwd does not offer the guest, because
-	 * no wire port can carry what they let it send (VFWD_VHOST_WITHHELD) */
-	uint64_t withheld_features;
-	uint16_t max_frame; /* MTU + Ethernet header */
-} __rte_cache_aligned;
-
 /* ---------------------------------------------------------------- worker */
 
-/* One stream as its worker runs it: the plan's entry and everything the
- * worker keeps for it, together (testpmd's struct fwd_stream). Set up by
- * control before launch, then the worker's alone. */
-struct vfwd_worker_stream {
-	struct vfwd_stream s;            /* the plan's: ports, queues, dir */
-	struct vfwd_stream_stats *stats; /* its line of the worker's counters */
-	struct vfwd_tx_hold *hold;       /* tx batching (vfwd_worker_queues_init) */
-	uint32_t backlog_pending;        /* deferred: its packets on the backlog */
-	uint32_t intr_gen;               /* napi: conn_gen registered, +1 (0: never) */
-	/* deferred: its rx queue came back empty at its last visit (its own
-	 * "queue empty" for GRO and tx holds, see backlog_flush_streams) */
-	uint8_t rx_idle;
-	union vfwd_stream_offload {
-		struct vfwd_gro gro;         /* toward a VM */
-		struct vfwd_wire_tx wire_tx; /* toward the wire */
-	} off;
-} __rte_cache_aligned;
+/* A worker lcore: its streams and their state, knob slots and counters.
+ * Private to lib/ (vfwd_worker.h): the app holds pointers and uses the
+ * functions below. */
+struct vfwd_worker;
 
-struct vfwd_worker {
-	/* control: written before launch, read-only while running */
-	unsigned int lcore_id;
-	uint8_t role;       /* enum vfwd_role */
-	uint16_t nb_rings;  /* rx: one ring per work lcore; work: one per rx lcore */
-	struct rte_ring *rings[VFWD_MAX_PIPE];
-	uint16_t nb_streams;
-	struct vfwd_worker_stream *streams; /* [nb_streams], by vfwd_worker_init */
-	const struct vfwd_port_state *port_state; /* [VFWD_MAX_PORTS] */
-
-	/* worker: the deferred-delivery backlog (made by control at init) */
-	struct rte_ring *backlog;
-	/* worker: napi state */
-	uint32_t empty_rounds;
-	uint64_t last_work_tsc; /* napi: when a round last moved a packet */
-	uint32_t load_x16;   /* adaptive: moving average of packets per poll, x16 */
-	bool napi_now;       /* adaptive: currently in napi (interrupt) mode */
-	uint16_t next_stream; /* a round cut by the budget resumes here */
-	uint32_t since_gro_flush; /* work lcore: packets since GRO last flushed */
-	/* worker: what the knob set in use implies, worked out once when it
-	 * takes the set, not in every round (tsc_per_us: at init) */
-	uint64_t tsc_per_us;
-	uint64_t tx_flush_tsc;  /* tx_flush_us in TSC cycles */
-	uint64_t gro_flush_tsc; /* gro.flush_us ... */
-	uint64_t budget_tsc;    /* round_budget_us ... (0: none) */
-	bool lean_wanted; /* the knobs need no more than the lean round */
-	bool lean;        /* ... and nothing it would not send is held */
-
-	/* handoff, see vfwd_worker_publish(): control writes slots + gen,
-	 * worker writes gen_seen. */
-	struct vfwd_knobs knob_slot[2];
-	uint32_t knob_gen;
-	uint32_t knob_gen_seen;
-	/* "clear fwd stats": control bumps clear_req, the worker copies its
-	 * counters into stats_snap between rounds (a consistent set) and
-	 * acknowledges with clear_seen */
-	uint32_t clear_req;
-	uint32_t clear_seen;
-	volatile uint8_t running; /* control sets 1 before launch, 0 to stop */
-	/* quiescence: after each round the worker copies *quiesce_epoch
-	 * (acquire) into quiesce_seen (release), so that whoever bumped the
-	 * epoch knows, once quiesce_seen reaches it, that every PMD call of
-	 * the rounds before is over and later ones see what was written
-	 * before the bump (app/unmap_guard.c). Set by control before launch;
-	 * NULL: not watched. Plain loads and stores on x86. */
-	const uint32_t *quiesce_epoch;
-	uint32_t quiesce_seen;
-
-	/* worker: the only writer while it runs. Never zeroed after the
-	 * worker's memory is allocated (zeroed): vfwd_worker_init keeps them,
-	 * because other threads (telemetry) may read them at any time; it
-	 * makes stats_gen odd while it rewrites the rest of the struct, see
-	 * vfwd_worker_stats_read(). Everything above stats_gen is re-init'd. */
-	uint32_t stats_gen;
-	struct vfwd_lcore_stats stats;
-	struct vfwd_lcore_stats stats_snap; /* see clear_req */
-} __rte_cache_aligned;
+/* A zeroed worker on socket's memory (control). NULL: out of memory. */
+struct vfwd_worker *vfwd_worker_alloc(int socket);
+/* After vfwd_worker_fini (control, the worker stopped). */
+void vfwd_worker_free(struct vfwd_worker *w);
+unsigned int vfwd_worker_lcore(const struct vfwd_worker *w);
+enum vfwd_role vfwd_worker_role(const struct vfwd_worker *w);
+uint16_t vfwd_worker_nb_streams(const struct vfwd_worker *w);
+const struct vfwd_stream *vfwd_worker_stream(const struct vfwd_worker *w, uint16_t i);
+/* Pipeline (control, before launch): the rings an rx lcore feeds, one per
+ * work lcore, or those a work lcore takes from, one per rx lcore. */
+void vfwd_worker_set_rings(struct vfwd_worker *w, struct rte_ring *const *rings, uint16_t n);
+/* Runs w on its lcore (control). After each round it acknowledges
+ * *quiesce_epoch (NULL: none), see app/unmap_guard.c. Returns 0 or
+ * rte_eal_remote_launch's error (w then not running). */
+int vfwd_worker_launch(struct vfwd_worker *w, const uint32_t *quiesce_epoch);
+/* Asks w to return after its round (control); rte_eal_wait_lcore waits. */
+void vfwd_worker_stop(struct vfwd_worker *w);
+/* The last quiesce epoch w acknowledged (any thread). */
+uint32_t vfwd_worker_quiesce_seen(const struct vfwd_worker *w);
+/* The live counters, for control's periodic report: read word by word,
+ * each untorn and only growing (telemetry uses vfwd_worker_stats_read). */
+const struct vfwd_lcore_stats *vfwd_worker_counters(const struct vfwd_worker *w);
+/* A re-plan: to (not yet running) carries on from from's counters. */
+void vfwd_worker_counters_carry(struct vfwd_worker *to, const struct vfwd_worker *from);
 
 /* Prepare a worker for a plan entry with the given initial knobs. Its
  * counters (stats, stats_snap) carry over untouched: a worker's memory
@@ -446,7 +347,7 @@ int vfwd_worker_publish(struct vfwd_worker *w, const struct vfwd_knobs *knobs,
  * *who is its index. Then publishes to each. Returns 0; -ETIMEDOUT:
  * written to all, worker *who (the first such) takes it late; -EBUSY:
  * nothing written. */
-int vfwd_workers_publish(struct vfwd_worker *ws, uint16_t n, const struct vfwd_knobs *knobs,
+int vfwd_workers_publish(struct vfwd_worker *const *ws, uint16_t n, const struct vfwd_knobs *knobs,
 			 unsigned int timeout_us, uint16_t *who);
 /* A consistent copy of a worker's counters (all from between two rounds):
  * asks the running worker for one and waits (bounded), or copies them if
@@ -459,59 +360,6 @@ int vfwd_worker_snapshot(struct vfwd_worker *w, struct vfwd_lcore_stats *snap,
  * (stats_gen odd or changed during the copy). Returns 0, or -EAGAIN when
  * a re-init was still under way after about a millisecond. */
 int vfwd_worker_stats_read(const struct vfwd_worker *w, struct vfwd_lcore_stats *out);
-/* One round over all streams: what vfwd_worker_main loops on. Exposed for
- * tests that drive the data path without launching lcores. Returns packets
- * received. */
-uint32_t vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now);
-
-/* ----------------------------------------------------------------- ports */
-
-struct vfwd_port_conf {
-	uint16_t nb_rxq, nb_txq;
-	uint16_t nb_rxd, nb_txd;
-};
-
-/* Configure and start one port with the pool, register vhost event
- * callbacks writing st. Returns 0 or -errno. On error nothing of the port
- * refers to pool or st any more: a port that was configured is stopped and
- * closed (its queues and their mbufs released), one that was not is left
- * as it was. */
-int vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mempool *pool,
-		    struct vfwd_port_state *st);
-/* Stop and close a port set up by vfwd_port_setup (unregisters callbacks). */
-void vfwd_port_teardown(uint16_t port, struct vfwd_port_state *st);
-bool vfwd_port_is_vhost(uint16_t port);
-/* A wire port's link into st->link_up and, for a gated port, its PMD gate
- * (control, periodically). */
-void vfwd_port_wire_link_poll(uint16_t port, struct vfwd_port_state *st);
-/* Closes a gated port's PMD gate (any thread; a no-op for other ports). */
-void vfwd_port_gate_close(struct vfwd_port_state *st);
-
-/* A worker's slow path for a closed gate: opens it if the link is up now.
- * Returns whether the gate is open. */
-bool vfwd_port_gate_reopen(uint16_t port, const struct vfwd_port_state *st);
-
-/* Whether a worker may call the port's PMD now. */
-static inline bool
-vfwd_port_callable(uint16_t port, const struct vfwd_port_state *st)
-{
-	if (likely(!st->gated || (st->pmd_gate & 1)))
-		return true;
-	return vfwd_port_gate_reopen(port, st);
-}
-/* A port's iface devarg into path: net_vhost's socket path, or the
- * kernel interface of net_af_packet and net_tap; *client (if not NULL):
- * net_vhost connects to it (client=1). -errno (-ENOENT: none). */
-int vfwd_port_iface(uint16_t port, char *path, size_t len, bool *client);
-
-/* napi: called by the worker after a round that moved nb packets; may
- * sleep. Returns the time it returns at (vfwd_napi.c). */
-uint64_t vfwd_napi_after_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint32_t nb,
-			       uint64_t now);
-/* Unregister the rx interrupts a worker armed (its own thread, at exit). */
-void vfwd_napi_release(struct vfwd_worker *w);
-/* Whether anything waits in the worker's GRO tables, tx holds or backlog. */
-bool vfwd_worker_holds(const struct vfwd_worker *w);
 
 /* ------------------------------------------------------------------ pool */
 

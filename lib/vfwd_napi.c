@@ -14,7 +14,7 @@
 #include <rte_epoll.h>
 #include <rte_ethdev.h>
 
-#include "vfwd.h"
+#include "vfwd_worker.h"
 
 /* adaptive: napi below 5 packets per poll, poll above 10 (averaged x16) */
 #define ADAPTIVE_TO_NAPI (5 * 16)

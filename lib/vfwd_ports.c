@@ -14,7 +14,7 @@
 #include <rte_ethdev.h>
 #include <rte_vhost.h>
 
-#include "vfwd.h"
+#include "vfwd_port.h"
 
 static bool
 driver_is(const struct rte_eth_dev_info *info, const char *name)

@@ -8,7 +8,7 @@
 #include <rte_cycles.h>
 #include <rte_pause.h>
 
-#include "vfwd.h"
+#include "vfwd_worker.h"
 
 /* Whether a running worker still has to take the last set published to
  * it: then vfwd_worker_publish would refuse to write (-EBUSY). */
@@ -19,7 +19,7 @@ publish_pending(const struct vfwd_worker *w)
 }
 
 int
-vfwd_workers_publish(struct vfwd_worker *ws, uint16_t n, const struct vfwd_knobs *knobs,
+vfwd_workers_publish(struct vfwd_worker *const *ws, uint16_t n, const struct vfwd_knobs *knobs,
 		     unsigned int timeout_us, uint16_t *who)
 {
 	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() / 1000000 * timeout_us;
@@ -29,7 +29,7 @@ vfwd_workers_publish(struct vfwd_worker *ws, uint16_t n, const struct vfwd_knobs
 	 * worker has taken gen g only we move knob_gen, so it stays ready
 	 * and vfwd_worker_publish below cannot return -EBUSY. */
 	for (uint16_t w = 0; w < n; w++) {
-		while (publish_pending(&ws[w])) {
+		while (publish_pending(ws[w])) {
 			if (rte_get_timer_cycles() > deadline) {
 				*who = w;
 				return -EBUSY;
@@ -38,7 +38,7 @@ vfwd_workers_publish(struct vfwd_worker *ws, uint16_t n, const struct vfwd_knobs
 		}
 	}
 	for (uint16_t w = 0; w < n; w++) {
-		int r = vfwd_worker_publish(&ws[w], knobs, timeout_us);
+		int r = vfwd_worker_publish(ws[w], knobs, timeout_us);
 
 		if (r != 0 && ret == 0) {
 			*who = w;

@@ -13,11 +13,12 @@
 #include <rte_mbuf.h>
 #include <rte_ip.h>
 #include <rte_jhash.h>
+#include <rte_launch.h>
 #include <rte_malloc.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
 
-#include "vfwd.h"
+#include "vfwd_worker.h"
 
 /* Control, with the worker stopped. The counters are not touched: the
  * telemetry thread may be reading them right now (a memset here once
@@ -1066,4 +1067,87 @@ vfwd_worker_snapshot(struct vfwd_worker *w, struct vfwd_lcore_stats *snap, unsig
 	}
 	*snap = w->stats_snap;
 	return 0;
+}
+
+/* ------------------------------------------------------ the app's handle */
+
+struct vfwd_worker *
+vfwd_worker_alloc(int socket)
+{
+	return rte_zmalloc_socket("vfwd_worker", sizeof(struct vfwd_worker), RTE_CACHE_LINE_SIZE,
+				  socket);
+}
+
+void
+vfwd_worker_free(struct vfwd_worker *w)
+{
+	rte_free(w);
+}
+
+unsigned int
+vfwd_worker_lcore(const struct vfwd_worker *w)
+{
+	return w->lcore_id;
+}
+
+enum vfwd_role
+vfwd_worker_role(const struct vfwd_worker *w)
+{
+	return (enum vfwd_role)w->role;
+}
+
+uint16_t
+vfwd_worker_nb_streams(const struct vfwd_worker *w)
+{
+	return w->nb_streams;
+}
+
+const struct vfwd_stream *
+vfwd_worker_stream(const struct vfwd_worker *w, uint16_t i)
+{
+	return &w->streams[i].s;
+}
+
+void
+vfwd_worker_set_rings(struct vfwd_worker *w, struct rte_ring *const *rings, uint16_t n)
+{
+	w->nb_rings = RTE_MIN(n, (uint16_t)VFWD_MAX_PIPE);
+	memcpy(w->rings, rings, w->nb_rings * sizeof(rings[0]));
+}
+
+int
+vfwd_worker_launch(struct vfwd_worker *w, const uint32_t *quiesce_epoch)
+{
+	int ret;
+
+	w->quiesce_epoch = quiesce_epoch;
+	w->running = 1;
+	ret = rte_eal_remote_launch(vfwd_worker_main, w, w->lcore_id);
+	if (ret != 0)
+		w->running = 0;
+	return ret;
+}
+
+void
+vfwd_worker_stop(struct vfwd_worker *w)
+{
+	w->running = 0;
+}
+
+uint32_t
+vfwd_worker_quiesce_seen(const struct vfwd_worker *w)
+{
+	return __atomic_load_n(&w->quiesce_seen, __ATOMIC_ACQUIRE);
+}
+
+const struct vfwd_lcore_stats *
+vfwd_worker_counters(const struct vfwd_worker *w)
+{
+	return &w->stats;
+}
+
+void
+vfwd_worker_counters_carry(struct vfwd_worker *to, const struct vfwd_worker *from)
+{
+	to->stats = from->stats;
 }

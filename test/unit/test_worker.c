@@ -27,7 +27,7 @@
 
 #include "check.h"
 #include "unit_eal.h"
-#include "vfwd.h"
+#include "vfwd_worker.h"
 
 #define NB_PORTS 8
 #define RING_SIZE 4096

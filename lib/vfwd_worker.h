@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The worker as lib/ sees it: private to the data path (vfwd_worker.c,
+ * vfwd_napi.c) and its unit tests. The app goes through vfwd.h.
+ */
+#ifndef VFWD_WORKER_H
+#define VFWD_WORKER_H
+
+#include "vfwd.h"
+#include "vfwd_offload.h"
+#include "vfwd_port.h"
+
+/* Packets a stream holds for tx batching (owned by its worker). */
+struct vfwd_tx_hold {
+	uint16_t n;
+	uint64_t bytes;
+	uint64_t since_tsc; /* when the oldest came */
+	struct rte_mbuf *pkts[VFWD_TX_HOLD_CAP];
+};
+
+/* One stream as its worker runs it: the plan's entry and everything the
+ * worker keeps for it, together (testpmd's struct fwd_stream). Set up by
+ * control before launch, then the worker's alone. */
+struct vfwd_worker_stream {
+	struct vfwd_stream s;            /* the plan's: ports, queues, dir */
+	struct vfwd_stream_stats *stats; /* its line of the worker's counters */
+	struct vfwd_tx_hold *hold;       /* tx batching (vfwd_worker_queues_init) */
+	uint32_t backlog_pending;        /* deferred: its packets on the backlog */
+	uint32_t intr_gen;               /* napi: conn_gen registered, +1 (0: never) */
+	/* deferred: its rx queue came back empty at its last visit (its own
+	 * "queue empty" for GRO and tx holds, see backlog_flush_streams) */
+	uint8_t rx_idle;
+	union vfwd_stream_offload {
+		struct vfwd_gro gro;         /* toward a VM */
+		struct vfwd_wire_tx wire_tx; /* toward the wire */
+	} off;
+} __rte_cache_aligned;
+
+/* Fields grouped by who writes them, each group on lines of its own, so
+ * that one side's writes do not take the lines the other side reads. */
+struct vfwd_worker {
+	/* control: written before launch, read-only while it runs */
+	unsigned int lcore_id;
+	uint8_t role;       /* enum vfwd_role */
+	uint16_t nb_rings;  /* rx: one ring per work lcore; work: one per rx lcore */
+	uint16_t nb_streams;
+	struct vfwd_worker_stream *streams; /* [nb_streams], by vfwd_worker_init */
+	const struct vfwd_port_state *port_state; /* [VFWD_MAX_PORTS] */
+	struct rte_ring *backlog; /* deferred delivery (vfwd_worker_queues_init) */
+	/* quiescence: after each round the worker copies *quiesce_epoch
+	 * (acquire) into quiesce_seen (release), so that whoever bumped the
+	 * epoch knows, once quiesce_seen reaches it, that every PMD call of
+	 * the rounds before is over and later ones see what was written
+	 * before the bump (app/unmap_guard.c). NULL: not watched. Plain
+	 * loads and stores on x86. */
+	const uint32_t *quiesce_epoch;
+	struct rte_ring *rings[VFWD_MAX_PIPE];
+
+	/* worker: its own state, read and written every round */
+	uint32_t empty_rounds __rte_cache_aligned; /* napi */
+	uint32_t load_x16;    /* adaptive: moving average of packets per poll, x16 */
+	uint64_t last_work_tsc; /* napi: when a round last moved a packet */
+	bool napi_now;        /* adaptive: currently in napi (interrupt) mode */
+	bool lean_wanted;     /* the knobs need no more than the lean round */
+	bool lean;            /* ... and nothing it would not send is held */
+	uint16_t next_stream; /* a round cut by the budget resumes here */
+	uint32_t since_gro_flush; /* work lcore: packets since GRO last flushed */
+	/* what the knob set in use implies, worked out once when it takes
+	 * the set, not in every round (tsc_per_us: at init) */
+	uint64_t tsc_per_us;
+	uint64_t tx_flush_tsc;  /* tx_flush_us in TSC cycles */
+	uint64_t gro_flush_tsc; /* gro.flush_us ... */
+	uint64_t budget_tsc;    /* round_budget_us ... (0: none) */
+
+	/* control writes, the worker reads between rounds: the knob handoff
+	 * (vfwd_worker_publish: two slots and the generation), "clear fwd
+	 * stats" requests (clear_req) and the stop */
+	struct vfwd_knobs knob_slot[2] __rte_cache_aligned;
+	uint32_t knob_gen;
+	uint32_t clear_req;
+	volatile uint8_t running; /* 1 before launch, 0 to stop */
+
+	/* the worker writes, control reads: its acknowledgements, one per
+	 * round at most. clear_seen: it copied its counters into stats_snap
+	 * between two rounds (a consistent set) for clear_req */
+	uint32_t knob_gen_seen __rte_cache_aligned;
+	uint32_t clear_seen;
+	uint32_t quiesce_seen;
+
+	/* worker: the only writer while it runs. Never zeroed after the
+	 * worker's memory is allocated (zeroed): vfwd_worker_init keeps them,
+	 * because other threads (telemetry) may read them at any time; it
+	 * makes stats_gen odd while it rewrites the rest of the struct, see
+	 * vfwd_worker_stats_read(). Everything above stats_gen is re-init'd. */
+	uint32_t stats_gen __rte_cache_aligned;
+	struct vfwd_lcore_stats stats;
+	struct vfwd_lcore_stats stats_snap; /* see clear_req */
+} __rte_cache_aligned;
+
+/* One round over all streams: what vfwd_worker_main loops on. Exposed for
+ * tests that drive the data path without launching lcores. Returns packets
+ * received. */
+uint32_t vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now);
+
+/* napi: called by the worker after a round that moved nb packets; may
+ * sleep. Returns the time it returns at (vfwd_napi.c). */
+uint64_t vfwd_napi_after_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint32_t nb,
+			       uint64_t now);
+/* Unregister the rx interrupts a worker armed (its own thread, at exit). */
+void vfwd_napi_release(struct vfwd_worker *w);
+/* Whether anything waits in the worker's GRO tables, tx holds or backlog. */
+bool vfwd_worker_holds(const struct vfwd_worker *w);
+
+#endif /* VFWD_WORKER_H */
