@@ -18,9 +18,12 @@ enum vfwd_knob_apply {
 	VFWD_APPLY_CONTROL, /* read by the control loop only */
 };
 
+/* The one declaration of a knob: the prompt command and the default are
+ * made from it. */
 struct vfwd_knob {
 	const char *name;   /* "gro-mode" */
 	const char *values; /* "light|heavy": shown in help and in errors */
+	const char *def;    /* the default, as set takes it */
 	const char *help;
 	enum vfwd_knob_apply apply;
 	/* Parse val into o. Returns 0, or -EINVAL leaving o untouched. */
@@ -32,6 +35,8 @@ struct vfwd_knob {
 extern const struct vfwd_knob vfwd_knobs[];
 extern const unsigned int vfwd_nb_knobs;
 
+/* Every knob of o set to its default. */
+void vfwd_knobs_defaults(struct vfwd_options *o);
 const struct vfwd_knob *vfwd_knob_find(const char *name);
 /* Set knob name to val in o. On error o is unchanged and err says
  * "<what> '<val>': expected <values>" (what: e.g. "--burst" or "set burst"),

@@ -193,28 +193,9 @@ void
 vfwd_options_defaults(struct vfwd_options *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->knobs.burst = 32;
-	o->knobs.tx_retry = 8;
-	o->knobs.gro.mode = VFWD_GRO_LIGHT;
-	o->knobs.gro.flush_us = 50;
-	o->knobs.gro.max_flows = 64;
-	/* the kernel's defaults where there is one (doc/modes.md) */
-	o->knobs.rx_mode = VFWD_RX_POLL;
-	o->knobs.deliver = VFWD_DELIVER_DIRECT;
-	o->knobs.napi_weight = 64;         /* NAPI_POLL_WEIGHT */
-	o->knobs.round_budget = 300;       /* netdev_budget */
-	o->knobs.round_budget_us = 2000;   /* netdev_budget_usecs */
-	o->knobs.defer_polls = 32;
-	o->knobs.busy_poll_us = 50;        /* net.core.busy_poll: 50 is the usual setting */
-	o->knobs.sleep_max_us = 10000;
-	o->knobs.tx_batch = 1;
-	o->knobs.tx_flush_us = 50;
-	o->knobs.vq_weight_pkts = 256;     /* VHOST_NET_PKT_WEIGHT */
-	o->knobs.vq_weight_bytes = 0x80000; /* VHOST_NET_WEIGHT */
-	o->backlog = 1000;                 /* netdev_max_backlog */
+	vfwd_knobs_defaults(o);
 	o->socket_mode = 0660;
 	o->nb_rxq = 1;
-	o->stats_format = VFWD_STATS_TEXT;
 }
 
 int
