@@ -183,7 +183,7 @@ const struct vfwd_knob vfwd_knobs[] = {
 	{"tx-retry", "0..10000", "8", "extra tx attempts, made while the ring still takes packets",
 	 VFWD_APPLY_LIVE, set_tx_retry, get_tx_retry},
 	{"gro", "on|off", "off",
-	 "merge TCP/IPv4 segments toward the VM", VFWD_APPLY_LIVE, set_gro, get_gro},
+	 "merge TCP/IPv4 segments toward the VM", VFWD_APPLY_LIVE, set_gro, get_gro, "on"},
 	{"gro-mode", "light|heavy", "light", "light: within a burst; heavy: across bursts",
 	 VFWD_APPLY_LIVE, set_gro_mode, get_gro_mode},
 	{"gro-flush-us", "0..1000000", "50",
@@ -240,6 +240,8 @@ const struct vfwd_knob vfwd_knobs[] = {
 };
 
 const unsigned int vfwd_nb_knobs = sizeof(vfwd_knobs) / sizeof(vfwd_knobs[0]);
+_Static_assert(sizeof(vfwd_knobs) / sizeof(vfwd_knobs[0]) <= VFWD_MAX_KNOBS,
+	       "raise VFWD_MAX_KNOBS");
 
 void
 vfwd_knobs_defaults(struct vfwd_options *o)

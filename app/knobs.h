@@ -18,8 +18,8 @@ enum vfwd_knob_apply {
 	VFWD_APPLY_CONTROL, /* read by the control loop only */
 };
 
-/* The one declaration of a knob: the prompt command and the default are
- * made from it. */
+/* The one declaration of a knob: the command line option, the prompt
+ * command and the defaults are all made from it. */
 struct vfwd_knob {
 	const char *name;   /* "gro-mode" */
 	const char *values; /* "light|heavy": shown in help and in errors */
@@ -30,10 +30,15 @@ struct vfwd_knob {
 	int (*set)(struct vfwd_options *o, const char *val);
 	/* The current value, in a form set accepts. */
 	void (*get)(const struct vfwd_options *o, char *buf, size_t len);
+	/* Non-NULL: on the command line the option is a flag (--gro) that
+	 * takes no value and sets this one; NULL: --<name> <value>. */
+	const char *flag;
 };
 
 extern const struct vfwd_knob vfwd_knobs[];
 extern const unsigned int vfwd_nb_knobs;
+/* The most knobs there can be: sizes the option tables built from them. */
+#define VFWD_MAX_KNOBS 64
 
 /* Every knob of o set to its default. */
 void vfwd_knobs_defaults(struct vfwd_options *o);

@@ -70,7 +70,6 @@ const char vfwd_usage[] =
 
 enum {
 	OPT_KNOB = 256, /* the option's name is a knob's (knobs.c) */
-	OPT_GRO,        /* --gro alone: set gro on */
 	OPT_RXQ,
 	OPT_TXQ,
 	OPT_PAIR,
@@ -81,29 +80,8 @@ enum {
 	OPT_SOCKET_OWNER,
 };
 
-static const struct option long_opts[] = {
-	{"burst", required_argument, NULL, OPT_KNOB},
-	{"tx-retry", required_argument, NULL, OPT_KNOB},
-	{"gro-mode", required_argument, NULL, OPT_KNOB},
-	{"gro-flush-us", required_argument, NULL, OPT_KNOB},
-	{"gro-flows", required_argument, NULL, OPT_KNOB},
-	{"stats-period", required_argument, NULL, OPT_KNOB},
-	{"stats-format", required_argument, NULL, OPT_KNOB},
-	{"rx-mode", required_argument, NULL, OPT_KNOB},
-	{"napi-weight", required_argument, NULL, OPT_KNOB},
-	{"round-budget", required_argument, NULL, OPT_KNOB},
-	{"round-budget-us", required_argument, NULL, OPT_KNOB},
-	{"defer-polls", required_argument, NULL, OPT_KNOB},
-	{"busy-poll-us", required_argument, NULL, OPT_KNOB},
-	{"sleep-max-us", required_argument, NULL, OPT_KNOB},
-	{"deliver", required_argument, NULL, OPT_KNOB},
-	{"backlog", required_argument, NULL, OPT_KNOB},
-	{"tx-batch", required_argument, NULL, OPT_KNOB},
-	{"pipeline", required_argument, NULL, OPT_KNOB},
-	{"tx-flush-us", required_argument, NULL, OPT_KNOB},
-	{"vq-weight-pkts", required_argument, NULL, OPT_KNOB},
-	{"vq-weight-bytes", required_argument, NULL, OPT_KNOB},
-	{"gro", no_argument, NULL, OPT_GRO},
+/* The options that are not knobs; the knobs' come from their table. */
+static const struct option other_opts[] = {
 	{"rxq", required_argument, NULL, OPT_RXQ},
 	{"txq", required_argument, NULL, OPT_TXQ},
 	{"pair", required_argument, NULL, OPT_PAIR},
@@ -113,8 +91,29 @@ static const struct option long_opts[] = {
 	{"socket-mode", required_argument, NULL, OPT_SOCKET_MODE},
 	{"socket-owner", required_argument, NULL, OPT_SOCKET_OWNER},
 	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
 };
+
+#define NB_OTHER_OPTS (sizeof(other_opts) / sizeof(other_opts[0]))
+/* every knob, the other options and the terminating entry */
+#define LONG_OPTS_MAX (VFWD_MAX_KNOBS + NB_OTHER_OPTS + 1)
+
+/* getopt_long's table: the knobs first, in table order, so that an
+ * option's index is its knob's; then the other options. */
+static void
+build_long_opts(struct option *opts)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < vfwd_nb_knobs; i++)
+		opts[n++] = (struct option){
+			.name = vfwd_knobs[i].name,
+			.has_arg = vfwd_knobs[i].flag != NULL ? no_argument : required_argument,
+			.val = OPT_KNOB,
+		};
+	memcpy(&opts[n], other_opts, sizeof(other_opts));
+	n += NB_OTHER_OPTS;
+	opts[n] = (struct option){0};
+}
 
 static int
 fail(char *err, size_t errlen, const char *fmt, ...)
@@ -131,7 +130,7 @@ fail(char *err, size_t errlen, const char *fmt, ...)
  * options share one value, so "--gro-f 1" would be taken as --gro-flush-us
  * without a word. Only whole option names are accepted. */
 static int
-check_whole_names(int argc, char **argv, char *err, size_t errlen)
+check_whole_names(int argc, char **argv, const struct option *opts, char *err, size_t errlen)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -143,7 +142,7 @@ check_whole_names(int argc, char **argv, char *err, size_t errlen)
 		if (strncmp(a, "--", 2) != 0)
 			continue;
 		len = strcspn(a + 2, "=");
-		for (const struct option *o = long_opts; o->name != NULL; o++) {
+		for (const struct option *o = opts; o->name != NULL; o++) {
 			if (strlen(o->name) == len && strncmp(o->name, a + 2, len) == 0) {
 				found = o;
 				break;
@@ -201,27 +200,28 @@ vfwd_options_defaults(struct vfwd_options *o)
 int
 vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, size_t errlen)
 {
+	struct option long_opts[LONG_OPTS_MAX];
 	unsigned long v;
 	int opt, idx = -1;
 
 	vfwd_options_defaults(o);
-	if (check_whole_names(argc, argv, err, errlen) != 0)
+	build_long_opts(long_opts);
+	if (check_whole_names(argc, argv, long_opts, err, errlen) != 0)
 		return -EINVAL;
 	optind = 0; /* glibc: full reset, so the parser can run more than once */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":hi", long_opts, &idx)) != -1) {
 		switch (opt) {
 		case OPT_KNOB: {
+			const struct vfwd_knob *k = &vfwd_knobs[idx];
 			char what[64];
 
-			snprintf(what, sizeof(what), "--%s", long_opts[idx].name);
-			if (vfwd_knob_set(o, long_opts[idx].name, optarg, what, err, errlen) != 0)
+			snprintf(what, sizeof(what), "--%s", k->name);
+			if (vfwd_knob_set(o, k->name, k->flag != NULL ? k->flag : optarg, what, err,
+					  errlen) != 0)
 				return -EINVAL;
 			break;
 		}
-		case OPT_GRO:
-			o->knobs.gro.enabled = true;
-			break;
 		case OPT_RXQ:
 			if (vfwd_parse_uint(optarg, 1, VFWD_MAX_QUEUES, &v) != 0)
 				return fail(err, errlen, "--rxq '%s': expected 1..%d", optarg,

@@ -252,6 +252,35 @@ knob_options_good(void)
 	}
 }
 
+/* The knob options are made from the table: each knob is an option of
+ * its name, --<name> <def> leaves the defaults as they are, a flag knob's
+ * bare --<name> sets its flag value and takes no value, the others need
+ * one. */
+static void
+knob_options_from_table(void)
+{
+	for (unsigned int i = 0; i < vfwd_nb_knobs; i++) {
+		const struct vfwd_knob *k = &vfwd_knobs[i];
+		struct vfwd_options want = expect_defaults();
+		char opt[40];
+		char *alone[] = {"dpdk-vfwd", opt, NULL};
+		char *with_def[] = {"dpdk-vfwd", opt, (char *)k->def, NULL};
+
+		snprintf(opt, sizeof(opt), "--%s", k->name);
+		if (k->flag != NULL) {
+			CHECK(k->set(&want, k->flag) == 0);
+			CHECK(parse(2, alone) == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+			CHECK(parse(3, with_def) == -EINVAL);
+			continue;
+		}
+		CHECK(parse(2, alone) == -EINVAL && strstr(err, "needs a value") &&
+		      strstr(err, opt));
+		CHECK(parse(3, with_def) == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+		if (memcmp(&o, &want, sizeof(o)) != 0)
+			fprintf(stderr, "# %s %s: not the defaults (%s)\n", opt, k->def, err);
+	}
+}
+
 static void
 knob_options_bad(void)
 {
@@ -557,6 +586,7 @@ main(void)
 	RUN(usage_lists_every_option);
 	RUN(defaults);
 	RUN(knob_options_good);
+	RUN(knob_options_from_table);
 	RUN(knob_options_bad);
 	RUN(flags);
 	RUN(queues);
