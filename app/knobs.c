@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The knob table: names, accepted values and how a change is applied.
+ * The knob table: names, accepted values, defaults, help and how a change
+ * is applied; the options, their usage and the prompt's set are made from it.
  */
 #include <errno.h>
 #include <math.h>
@@ -183,11 +184,13 @@ const struct vfwd_knob vfwd_knobs[] = {
 	{"tx-retry", "0..10000", "8", "extra tx attempts, made while the ring still takes packets",
 	 VFWD_APPLY_LIVE, set_tx_retry, get_tx_retry},
 	{"gro", "on|off", "off",
-	 "merge TCP/IPv4 segments toward the VM", VFWD_APPLY_LIVE, set_gro, get_gro, "on"},
+	 "merge TCP/IPv4 segments toward the VM (sent as GSO to guests that negotiated "
+	 "GUEST_TSO4 + GUEST_CSUM)",
+	 VFWD_APPLY_LIVE, set_gro, get_gro, "on"},
 	{"gro-mode", "light|heavy", "light", "light: within a burst; heavy: across bursts",
 	 VFWD_APPLY_LIVE, set_gro_mode, get_gro_mode},
 	{"gro-flush-us", "0..1000000", "50",
-	 "heavy GRO: send what waited this long (us)",
+	 "heavy GRO: send what waited this long (us); all of it when the rx queue runs empty",
 	 VFWD_APPLY_LIVE, set_gro_flush_us, get_gro_flush_us},
 	{"gro-flows", "1..1024", "64",
 	 "flows GRO tracks at once (rebuilds GRO state: workers restart)",
@@ -219,7 +222,8 @@ const struct vfwd_knob vfwd_knobs[] = {
 	{"backlog", "1..1048576", "1000", "deferred: backlog ring size (rebuilt: workers restart)",
 	 VFWD_APPLY_RESTART, set_backlog, get_backlog},
 	{"pipeline", "off|R:W (1..16 each)", "off",
-	 "R rx lcores hand bursts to W work lcores through rings (re-planned: workers restart)",
+	 "R rx lcores hand bursts to W work lcores through rings (needs --txq >= W; "
+	 "re-planned: workers restart)",
 	 VFWD_APPLY_RESTART, set_pipeline, get_pipeline},
 	{"tx-batch", "1..512", "1", "hold tx until this many wait (1: send each burst)",
 	 VFWD_APPLY_LIVE, set_tx_batch, get_tx_batch},
@@ -232,10 +236,10 @@ const struct vfwd_knob vfwd_knobs[] = {
 	{"vq-weight-bytes", "0..1073741824", "524288", "... in bytes (0: no cap)",
 	 VFWD_APPLY_LIVE, set_vq_weight_bytes, get_vq_weight_bytes},
 	{"stats-period", "seconds > 0|off", "off",
-	 "print stats every this many seconds",
+	 "print stats every this many seconds (off: only at exit)",
 	 VFWD_APPLY_CONTROL, set_stats_period, get_stats_period},
 	{"stats-format", "text|json", "text",
-	 "format of stats reports and of show commands",
+	 "format of stats reports and of show commands (json: one object per line)",
 	 VFWD_APPLY_CONTROL, set_stats_format, get_stats_format},
 };
 

@@ -19,7 +19,7 @@ enum vfwd_knob_apply {
 };
 
 /* The one declaration of a knob: the command line option, the prompt
- * command and the defaults are all made from it. */
+ * command, the defaults and the usage text are all made from it. */
 struct vfwd_knob {
 	const char *name;   /* "gro-mode" */
 	const char *values; /* "light|heavy": shown in help and in errors */

@@ -16,7 +16,8 @@
 #include "knobs.h"
 #include "options.h"
 
-const char vfwd_usage[] =
+/* The usage up to the knobs, which follow made from their table. */
+static const char usage_head[] =
 	"Usage: dpdk-vfwd [EAL options] -- [options]\n"
 	"\n"
 	"Forwards between vhost-user ports (the VM side, net_vhost) and any other\n"
@@ -25,38 +26,10 @@ const char vfwd_usage[] =
 	"and a kernel tap and forwards between them.\n"
 	"\n"
 	"Options:\n"
-	"  --burst N            packets per rx burst and tx batch, 1..512 (default 32)\n"
 	"  --rxq N              rx queues per port, 1..16 (default 1)\n"
 	"  --txq N              tx queues per port, --rxq..16 (default: --rxq)\n"
 	"  --pair VM:WIRE       forward between vhost port VM and port WIRE;\n"
 	"                       repeatable (default: k-th vhost port with k-th other)\n"
-	"  --tx-retry N         extra tx attempts before dropping, 0..10000 (default 8)\n"
-	"  --gro                merge TCP/IPv4 segments toward the VM (GRO), sent as GSO\n"
-	"                       frames to guests that negotiated GUEST_TSO4 + GUEST_CSUM\n"
-	"  --gro-mode M         light (within a burst) or heavy (across bursts; default light)\n"
-	"  --gro-flush-us N     heavy: send what waited N us, 0..1000000 (default 50);\n"
-	"                       everything is sent when the rx queue runs empty\n"
-	"  --gro-flows N        flows GRO tracks at once, 1..1024 (default 64)\n"
-	"\n"
-	"Modes, the kernel's batching and NAPI knobs (doc/modes.md):\n"
-	"  --rx-mode M          poll (default), napi (sleep when idle) or adaptive\n"
-	"  --napi-weight N      napi: packets per queue visit, 1..4096 (64)\n"
-	"  --round-budget N     napi: packets per round, 0..1000000 (300; 0: none)\n"
-	"  --round-budget-us U  napi: us per round, 0..1000000 (2000; 0: none)\n"
-	"  --defer-polls N      napi: empty rounds before sleeping (32)\n"
-	"  --busy-poll-us U     napi: ... and U us without a packet (50; busy_poll)\n"
-	"  --sleep-max-us U     napi: longest sleep, 1..100000 (10000)\n"
-	"  --deliver D          direct (default) or deferred (via a backlog ring)\n"
-	"  --backlog N          deferred: backlog ring size per lcore (1000)\n"
-	"  --pipeline R:W       R rx lcores hand bursts to W work lcores (cpumap/RPS\n"
-	"                       twin; work lcore k sends on tx queue k: --txq >= W)\n"
-	"  --tx-batch N         hold tx until N packets wait, 1..512 (1: no holding)\n"
-	"  --tx-flush-us U      ... or the oldest waited U us (50)\n"
-	"  --vq-weight-pkts N   the most a vhost queue gives per visit (256; 0: no cap)\n"
-	"  --vq-weight-bytes B  ... in bytes (524288; 0: no cap)\n"
-	"\n"
-	"  --stats-period S     print stats every S seconds, or off (default: off, only at exit)\n"
-	"  --stats-format F     text or json (json: one object per line)\n"
 	"  --duration S         stop after S seconds (default: run until SIGINT/SIGTERM)\n"
 	"  --socket-mode M      vhost-user server sockets' mode, within 0660 (default 0660)\n"
 	"  --socket-owner U[:G] ... and owner (default: the user running vfwd)\n"
@@ -65,8 +38,102 @@ const char vfwd_usage[] =
 	"                       prompt follows, without it forwarding goes on unless F quits\n"
 	"  -h, --help           this text\n"
 	"\n"
-	"Every knob above can be changed while forwarding: 'set <knob> <value>' at the\n"
-	"prompt or in a command file (e.g. set burst 16, set gro on).\n";
+	"Knobs: each can also be changed while forwarding, with 'set <knob> <value>' at\n"
+	"the prompt or in a command file (e.g. set burst 16, set gro on). The modes and\n"
+	"the kernel's batching and NAPI knobs they follow: doc/modes.md.\n";
+
+/* where an option's help starts, and the width it is wrapped to */
+#define USAGE_HELP_COL 23
+#define USAGE_WIDTH 80
+
+struct text {
+	char *buf;
+	size_t size, len;
+	bool truncated;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, t->size - t->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= t->size - t->len)
+		t->truncated = true;
+	else
+		t->len += n;
+}
+
+/* One word at column col, or at the help column of the next line if it
+ * would reach past USAGE_WIDTH there; returns the column after it. */
+static size_t
+text_add_word(struct text *t, size_t col, const char *word, size_t len)
+{
+	if (col > USAGE_HELP_COL && col + 1 + len >= USAGE_WIDTH) {
+		text_add(t, "\n%*s", USAGE_HELP_COL, "");
+		col = USAGE_HELP_COL;
+	} else if (col > USAGE_HELP_COL) {
+		text_add(t, " ");
+		col++;
+	}
+	text_add(t, "%.*s", (int)len, word);
+	return col + len;
+}
+
+/* "  --burst 1..512       packets asked ... (default 32)": the option with
+ * the values it takes, its help from the help column (which it starts on
+ * a line of its own when the option reaches it) wrapped at USAGE_WIDTH,
+ * and its default, never split. */
+static void
+text_add_knob(struct text *t, const struct vfwd_knob *k)
+{
+	char opt[64], def[64];
+	size_t col;
+
+	if (k->flag != NULL)
+		snprintf(opt, sizeof(opt), "--%s", k->name);
+	else
+		snprintf(opt, sizeof(opt), "--%s %s", k->name, k->values);
+	if (2 + strlen(opt) + 1 > USAGE_HELP_COL)
+		text_add(t, "  %s\n%*s", opt, USAGE_HELP_COL, "");
+	else
+		text_add(t, "  %-*s", USAGE_HELP_COL - 2, opt);
+	col = USAGE_HELP_COL;
+	for (const char *s = k->help + strspn(k->help, " "); *s != '\0';) {
+		size_t len = strcspn(s, " ");
+
+		col = text_add_word(t, col, s, len);
+		s += len;
+		s += strspn(s, " ");
+	}
+	snprintf(def, sizeof(def), "(default %s)", k->def);
+	text_add_word(t, col, def, strlen(def));
+	text_add(t, "\n");
+}
+
+const char *
+vfwd_usage(void)
+{
+	/* the table does not change: made once */
+	static char buf[16384];
+	struct text t = {.buf = buf, .size = sizeof(buf)};
+
+	if (buf[0] != '\0')
+		return buf;
+	text_add(&t, "%s", usage_head);
+	for (unsigned int i = 0; i < vfwd_nb_knobs; i++)
+		text_add_knob(&t, &vfwd_knobs[i]);
+	if (t.truncated) {
+		/* the help and values strings grew past the buffer: a half
+		 * usage would hide knobs without a word */
+		fprintf(stderr, "usage text longer than %zu bytes\n", sizeof(buf));
+		abort();
+	}
+	return buf;
+}
 
 enum {
 	OPT_KNOB = 256, /* the option's name is a knob's (knobs.c) */
