@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The knob table: names, accepted values and how a change is applied.
+ * The knob table: names, accepted values, defaults, help and how a change
+ * is applied; the options, their usage and the prompt's set are made from it.
  */
 #include <errno.h>
 #include <math.h>
@@ -176,57 +177,88 @@ get_pipeline(const struct vfwd_options *o, char *buf, size_t len)
 		snprintf(buf, len, "%u:%u", o->pipe_rx, o->pipe_work);
 }
 
+/* The defaults are the kernel's where it has the knob (doc/modes.md). */
 const struct vfwd_knob vfwd_knobs[] = {
-	{"burst", "1..512", "packets asked of each rx burst (and the most sent at once)",
+	{"burst", "1..512", "32", "packets asked of each rx burst (and the most sent at once)",
 	 VFWD_APPLY_LIVE, set_burst, get_burst},
-	{"tx-retry", "0..10000", "extra tx attempts, made while the ring still takes packets",
+	{"tx-retry", "0..10000", "8", "extra tx attempts, made while the ring still takes packets",
 	 VFWD_APPLY_LIVE, set_tx_retry, get_tx_retry},
-	{"gro", "on|off", "merge TCP/IPv4 segments toward the VM", VFWD_APPLY_LIVE, set_gro,
-	 get_gro},
-	{"gro-mode", "light|heavy", "light: within a burst; heavy: across bursts", VFWD_APPLY_LIVE,
-	 set_gro_mode, get_gro_mode},
-	{"gro-flush-us", "0..1000000", "heavy GRO: send what waited this long (us)",
+	{"gro", "on|off", "off",
+	 "merge TCP/IPv4 segments toward the VM (sent as GSO to guests that negotiated "
+	 "GUEST_TSO4 + GUEST_CSUM)",
+	 VFWD_APPLY_LIVE, set_gro, get_gro, "on"},
+	{"gro-mode", "light|heavy", "light", "light: within a burst; heavy: across bursts",
+	 VFWD_APPLY_LIVE, set_gro_mode, get_gro_mode},
+	{"gro-flush-us", "0..1000000", "50",
+	 "heavy GRO: send what waited this long (us); all of it when the rx queue runs empty",
 	 VFWD_APPLY_LIVE, set_gro_flush_us, get_gro_flush_us},
-	{"gro-flows", "1..1024", "flows GRO tracks at once (rebuilds GRO state: workers restart)",
+	{"gro-flows", "1..1024", "64",
+	 "flows GRO tracks at once (rebuilds GRO state: workers restart)",
 	 VFWD_APPLY_RESTART, set_gro_flows, get_gro_flows},
-	{"rx-mode", "poll|napi|adaptive",
+	{"rx-mode", "poll|napi|adaptive", "poll",
 	 "poll: busy; napi: sleep when idle (interrupts/naps); adaptive: on load",
 	 VFWD_APPLY_LIVE, set_rx_mode, get_rx_mode},
-	{"napi-weight", "1..4096", "napi/adaptive: packets one queue may give per visit",
+	/* NAPI_POLL_WEIGHT */
+	{"napi-weight", "1..4096", "64", "napi/adaptive: packets one queue may give per visit",
 	 VFWD_APPLY_LIVE, set_napi_weight, get_napi_weight},
-	{"round-budget", "0..1000000", "napi/adaptive: packets per round over all queues (0: none)",
+	/* netdev_budget */
+	{"round-budget", "0..1000000", "300",
+	 "napi/adaptive: packets per round over all queues (0: none)",
 	 VFWD_APPLY_LIVE, set_round_budget, get_round_budget},
-	{"round-budget-us", "0..1000000", "napi/adaptive: microseconds per round (0: none)",
+	/* netdev_budget_usecs */
+	{"round-budget-us", "0..1000000", "2000", "napi/adaptive: microseconds per round (0: none)",
 	 VFWD_APPLY_LIVE, set_round_budget_us, get_round_budget_us},
-	{"defer-polls", "0..1000000", "napi: empty rounds before sleeping",
+	{"defer-polls", "0..1000000", "32", "napi: empty rounds before sleeping",
 	 VFWD_APPLY_LIVE, set_defer_polls, get_defer_polls},
-	{"busy-poll-us", "0..1000000", "napi: ... and this long without a packet (busy_poll)",
+	/* net.core.busy_poll: 50 is the usual setting */
+	{"busy-poll-us", "0..1000000", "50", "napi: ... and this long without a packet (busy_poll)",
 	 VFWD_APPLY_LIVE, set_busy_poll_us, get_busy_poll_us},
-	{"sleep-max-us", "1..100000", "napi: longest sleep; an rx interrupt ends it sooner",
+	{"sleep-max-us", "1..100000", "10000", "napi: longest sleep; an rx interrupt ends it sooner",
 	 VFWD_APPLY_LIVE, set_sleep_max_us, get_sleep_max_us},
-	{"deliver", "direct|deferred",
+	{"deliver", "direct|deferred", "direct",
 	 "direct: run to completion; deferred: via the lcore's backlog ring",
 	 VFWD_APPLY_LIVE, set_deliver, get_deliver},
-	{"backlog", "1..1048576", "deferred: backlog ring size (rebuilt: workers restart)",
+	/* netdev_max_backlog */
+	{"backlog", "1..1048576", "1000", "deferred: backlog ring size (rebuilt: workers restart)",
 	 VFWD_APPLY_RESTART, set_backlog, get_backlog},
-	{"pipeline", "off|R:W (1..16 each)",
-	 "R rx lcores hand bursts to W work lcores through rings (re-planned: workers restart)",
+	{"pipeline", "off|R:W (1..16 each)", "off",
+	 "R rx lcores hand bursts to W work lcores through rings (needs --txq >= W; "
+	 "re-planned: workers restart)",
 	 VFWD_APPLY_RESTART, set_pipeline, get_pipeline},
-	{"tx-batch", "1..512", "hold tx until this many wait (1: send each burst)",
+	{"tx-batch", "1..512", "1", "hold tx until this many wait (1: send each burst)",
 	 VFWD_APPLY_LIVE, set_tx_batch, get_tx_batch},
-	{"tx-flush-us", "0..1000000", "tx batching: send what waited this long (us)",
+	{"tx-flush-us", "0..1000000", "50", "tx batching: send what waited this long (us)",
 	 VFWD_APPLY_LIVE, set_tx_flush_us, get_tx_flush_us},
-	{"vq-weight-pkts", "0..65535", "the most a vhost queue gives per visit (0: no cap)",
+	/* VHOST_NET_PKT_WEIGHT */
+	{"vq-weight-pkts", "0..65535", "256", "the most a vhost queue gives per visit (0: no cap)",
 	 VFWD_APPLY_LIVE, set_vq_weight_pkts, get_vq_weight_pkts},
-	{"vq-weight-bytes", "0..1073741824", "... in bytes (0: no cap)",
+	/* VHOST_NET_WEIGHT */
+	{"vq-weight-bytes", "0..1073741824", "524288", "... in bytes (0: no cap)",
 	 VFWD_APPLY_LIVE, set_vq_weight_bytes, get_vq_weight_bytes},
-	{"stats-period", "seconds > 0|off", "print stats every this many seconds",
+	{"stats-period", "seconds > 0|off", "off",
+	 "print stats every this many seconds (off: only at exit)",
 	 VFWD_APPLY_CONTROL, set_stats_period, get_stats_period},
-	{"stats-format", "text|json", "format of stats reports and of show commands",
+	{"stats-format", "text|json", "text",
+	 "format of stats reports and of show commands (json: one object per line)",
 	 VFWD_APPLY_CONTROL, set_stats_format, get_stats_format},
 };
 
 const unsigned int vfwd_nb_knobs = sizeof(vfwd_knobs) / sizeof(vfwd_knobs[0]);
+_Static_assert(sizeof(vfwd_knobs) / sizeof(vfwd_knobs[0]) <= VFWD_MAX_KNOBS,
+	       "raise VFWD_MAX_KNOBS");
+
+void
+vfwd_knobs_defaults(struct vfwd_options *o)
+{
+	for (unsigned int i = 0; i < vfwd_nb_knobs; i++)
+		/* a default its own setter refuses is a typo in the table: better
+		 * no start at all than a knob left at 0 (burst 0 forwards nothing) */
+		if (vfwd_knobs[i].set(o, vfwd_knobs[i].def) != 0) {
+			fprintf(stderr, "knob %s: default '%s' refused\n", vfwd_knobs[i].name,
+				vfwd_knobs[i].def);
+			abort();
+		}
+}
 
 const struct vfwd_knob *
 vfwd_knob_find(const char *name)

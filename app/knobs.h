@@ -18,20 +18,30 @@ enum vfwd_knob_apply {
 	VFWD_APPLY_CONTROL, /* read by the control loop only */
 };
 
+/* The one declaration of a knob: the command line option, the prompt
+ * command, the defaults and the usage text are all made from it. */
 struct vfwd_knob {
 	const char *name;   /* "gro-mode" */
 	const char *values; /* "light|heavy": shown in help and in errors */
+	const char *def;    /* the default, as set takes it */
 	const char *help;
 	enum vfwd_knob_apply apply;
 	/* Parse val into o. Returns 0, or -EINVAL leaving o untouched. */
 	int (*set)(struct vfwd_options *o, const char *val);
 	/* The current value, in a form set accepts. */
 	void (*get)(const struct vfwd_options *o, char *buf, size_t len);
+	/* Non-NULL: on the command line the option is a flag (--gro) that
+	 * takes no value and sets this one; NULL: --<name> <value>. */
+	const char *flag;
 };
 
 extern const struct vfwd_knob vfwd_knobs[];
 extern const unsigned int vfwd_nb_knobs;
+/* The most knobs there can be: sizes the option tables built from them. */
+#define VFWD_MAX_KNOBS 64
 
+/* Every knob of o set to its default. */
+void vfwd_knobs_defaults(struct vfwd_options *o);
 const struct vfwd_knob *vfwd_knob_find(const char *name);
 /* Set knob name to val in o. On error o is unchanged and err says
  * "<what> '<val>': expected <values>" (what: e.g. "--burst" or "set burst"),

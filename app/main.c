@@ -317,7 +317,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (app.opt.help) {
-		fputs(vfwd_usage, stdout);
+		fputs(vfwd_usage(), stdout);
 		return 0;
 	}
 

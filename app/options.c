@@ -16,7 +16,8 @@
 #include "knobs.h"
 #include "options.h"
 
-const char vfwd_usage[] =
+/* The usage up to the knobs, which follow made from their table. */
+static const char usage_head[] =
 	"Usage: dpdk-vfwd [EAL options] -- [options]\n"
 	"\n"
 	"Forwards between vhost-user ports (the VM side, net_vhost) and any other\n"
@@ -25,38 +26,10 @@ const char vfwd_usage[] =
 	"and a kernel tap and forwards between them.\n"
 	"\n"
 	"Options:\n"
-	"  --burst N            packets per rx burst and tx batch, 1..512 (default 32)\n"
 	"  --rxq N              rx queues per port, 1..16 (default 1)\n"
 	"  --txq N              tx queues per port, --rxq..16 (default: --rxq)\n"
 	"  --pair VM:WIRE       forward between vhost port VM and port WIRE;\n"
 	"                       repeatable (default: k-th vhost port with k-th other)\n"
-	"  --tx-retry N         extra tx attempts before dropping, 0..10000 (default 8)\n"
-	"  --gro                merge TCP/IPv4 segments toward the VM (GRO), sent as GSO\n"
-	"                       frames to guests that negotiated GUEST_TSO4 + GUEST_CSUM\n"
-	"  --gro-mode M         light (within a burst) or heavy (across bursts; default light)\n"
-	"  --gro-flush-us N     heavy: send what waited N us, 0..1000000 (default 50);\n"
-	"                       everything is sent when the rx queue runs empty\n"
-	"  --gro-flows N        flows GRO tracks at once, 1..1024 (default 64)\n"
-	"\n"
-	"Modes, the kernel's batching and NAPI knobs (doc/modes.md):\n"
-	"  --rx-mode M          poll (default), napi (sleep when idle) or adaptive\n"
-	"  --napi-weight N      napi: packets per queue visit, 1..4096 (64)\n"
-	"  --round-budget N     napi: packets per round, 0..1000000 (300; 0: none)\n"
-	"  --round-budget-us U  napi: us per round, 0..1000000 (2000; 0: none)\n"
-	"  --defer-polls N      napi: empty rounds before sleeping (32)\n"
-	"  --busy-poll-us U     napi: ... and U us without a packet (50; busy_poll)\n"
-	"  --sleep-max-us U     napi: longest sleep, 1..100000 (10000)\n"
-	"  --deliver D          direct (default) or deferred (via a backlog ring)\n"
-	"  --backlog N          deferred: backlog ring size per lcore (1000)\n"
-	"  --pipeline R:W       R rx lcores hand bursts to W work lcores (cpumap/RPS\n"
-	"                       twin; work lcore k sends on tx queue k: --txq >= W)\n"
-	"  --tx-batch N         hold tx until N packets wait, 1..512 (1: no holding)\n"
-	"  --tx-flush-us U      ... or the oldest waited U us (50)\n"
-	"  --vq-weight-pkts N   the most a vhost queue gives per visit (256; 0: no cap)\n"
-	"  --vq-weight-bytes B  ... in bytes (524288; 0: no cap)\n"
-	"\n"
-	"  --stats-period S     print stats every S seconds, or off (default: off, only at exit)\n"
-	"  --stats-format F     text or json (json: one object per line)\n"
 	"  --duration S         stop after S seconds (default: run until SIGINT/SIGTERM)\n"
 	"  --socket-mode M      vhost-user server sockets' mode, within 0660 (default 0660)\n"
 	"  --socket-owner U[:G] ... and owner (default: the user running vfwd)\n"
@@ -65,12 +38,105 @@ const char vfwd_usage[] =
 	"                       prompt follows, without it forwarding goes on unless F quits\n"
 	"  -h, --help           this text\n"
 	"\n"
-	"Every knob above can be changed while forwarding: 'set <knob> <value>' at the\n"
-	"prompt or in a command file (e.g. set burst 16, set gro on).\n";
+	"Knobs: each can also be changed while forwarding, with 'set <knob> <value>' at\n"
+	"the prompt or in a command file (e.g. set burst 16, set gro on). The modes and\n"
+	"the kernel's batching and NAPI knobs they follow: doc/modes.md.\n";
+
+/* where an option's help starts, and the width it is wrapped to */
+#define USAGE_HELP_COL 23
+#define USAGE_WIDTH 80
+
+struct text {
+	char *buf;
+	size_t size, len;
+	bool truncated;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+text_add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, t->size - t->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= t->size - t->len)
+		t->truncated = true;
+	else
+		t->len += n;
+}
+
+/* One word at column col, or at the help column of the next line if it
+ * would reach past USAGE_WIDTH there; returns the column after it. */
+static size_t
+text_add_word(struct text *t, size_t col, const char *word, size_t len)
+{
+	if (col > USAGE_HELP_COL && col + 1 + len >= USAGE_WIDTH) {
+		text_add(t, "\n%*s", USAGE_HELP_COL, "");
+		col = USAGE_HELP_COL;
+	} else if (col > USAGE_HELP_COL) {
+		text_add(t, " ");
+		col++;
+	}
+	text_add(t, "%.*s", (int)len, word);
+	return col + len;
+}
+
+/* "  --burst 1..512       packets asked ... (default 32)": the option with
+ * the values it takes, its help from the help column (which it starts on
+ * a line of its own when the option reaches it) wrapped at USAGE_WIDTH,
+ * and its default, never split. */
+static void
+text_add_knob(struct text *t, const struct vfwd_knob *k)
+{
+	char opt[64], def[64];
+	size_t col;
+
+	if (k->flag != NULL)
+		snprintf(opt, sizeof(opt), "--%s", k->name);
+	else
+		snprintf(opt, sizeof(opt), "--%s %s", k->name, k->values);
+	if (2 + strlen(opt) + 1 > USAGE_HELP_COL)
+		text_add(t, "  %s\n%*s", opt, USAGE_HELP_COL, "");
+	else
+		text_add(t, "  %-*s", USAGE_HELP_COL - 2, opt);
+	col = USAGE_HELP_COL;
+	for (const char *s = k->help + strspn(k->help, " "); *s != '\0';) {
+		size_t len = strcspn(s, " ");
+
+		col = text_add_word(t, col, s, len);
+		s += len;
+		s += strspn(s, " ");
+	}
+	snprintf(def, sizeof(def), "(default %s)", k->def);
+	text_add_word(t, col, def, strlen(def));
+	text_add(t, "\n");
+}
+
+const char *
+vfwd_usage(void)
+{
+	/* the table does not change: made once */
+	static char buf[16384];
+	struct text t = {.buf = buf, .size = sizeof(buf)};
+
+	if (buf[0] != '\0')
+		return buf;
+	text_add(&t, "%s", usage_head);
+	for (unsigned int i = 0; i < vfwd_nb_knobs; i++)
+		text_add_knob(&t, &vfwd_knobs[i]);
+	if (t.truncated) {
+		/* the help and values strings grew past the buffer: a half
+		 * usage would hide knobs without a word */
+		fprintf(stderr, "usage text longer than %zu bytes\n", sizeof(buf));
+		abort();
+	}
+	return buf;
+}
 
 enum {
 	OPT_KNOB = 256, /* the option's name is a knob's (knobs.c) */
-	OPT_GRO,        /* --gro alone: set gro on */
 	OPT_RXQ,
 	OPT_TXQ,
 	OPT_PAIR,
@@ -81,29 +147,8 @@ enum {
 	OPT_SOCKET_OWNER,
 };
 
-static const struct option long_opts[] = {
-	{"burst", required_argument, NULL, OPT_KNOB},
-	{"tx-retry", required_argument, NULL, OPT_KNOB},
-	{"gro-mode", required_argument, NULL, OPT_KNOB},
-	{"gro-flush-us", required_argument, NULL, OPT_KNOB},
-	{"gro-flows", required_argument, NULL, OPT_KNOB},
-	{"stats-period", required_argument, NULL, OPT_KNOB},
-	{"stats-format", required_argument, NULL, OPT_KNOB},
-	{"rx-mode", required_argument, NULL, OPT_KNOB},
-	{"napi-weight", required_argument, NULL, OPT_KNOB},
-	{"round-budget", required_argument, NULL, OPT_KNOB},
-	{"round-budget-us", required_argument, NULL, OPT_KNOB},
-	{"defer-polls", required_argument, NULL, OPT_KNOB},
-	{"busy-poll-us", required_argument, NULL, OPT_KNOB},
-	{"sleep-max-us", required_argument, NULL, OPT_KNOB},
-	{"deliver", required_argument, NULL, OPT_KNOB},
-	{"backlog", required_argument, NULL, OPT_KNOB},
-	{"tx-batch", required_argument, NULL, OPT_KNOB},
-	{"pipeline", required_argument, NULL, OPT_KNOB},
-	{"tx-flush-us", required_argument, NULL, OPT_KNOB},
-	{"vq-weight-pkts", required_argument, NULL, OPT_KNOB},
-	{"vq-weight-bytes", required_argument, NULL, OPT_KNOB},
-	{"gro", no_argument, NULL, OPT_GRO},
+/* The options that are not knobs; the knobs' come from their table. */
+static const struct option other_opts[] = {
 	{"rxq", required_argument, NULL, OPT_RXQ},
 	{"txq", required_argument, NULL, OPT_TXQ},
 	{"pair", required_argument, NULL, OPT_PAIR},
@@ -113,8 +158,29 @@ static const struct option long_opts[] = {
 	{"socket-mode", required_argument, NULL, OPT_SOCKET_MODE},
 	{"socket-owner", required_argument, NULL, OPT_SOCKET_OWNER},
 	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
 };
+
+#define NB_OTHER_OPTS (sizeof(other_opts) / sizeof(other_opts[0]))
+/* every knob, the other options and the terminating entry */
+#define LONG_OPTS_MAX (VFWD_MAX_KNOBS + NB_OTHER_OPTS + 1)
+
+/* getopt_long's table: the knobs first, in table order, so that an
+ * option's index is its knob's; then the other options. */
+static void
+build_long_opts(struct option *opts)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < vfwd_nb_knobs; i++)
+		opts[n++] = (struct option){
+			.name = vfwd_knobs[i].name,
+			.has_arg = vfwd_knobs[i].flag != NULL ? no_argument : required_argument,
+			.val = OPT_KNOB,
+		};
+	memcpy(&opts[n], other_opts, sizeof(other_opts));
+	n += NB_OTHER_OPTS;
+	opts[n] = (struct option){0};
+}
 
 static int
 fail(char *err, size_t errlen, const char *fmt, ...)
@@ -131,7 +197,7 @@ fail(char *err, size_t errlen, const char *fmt, ...)
  * options share one value, so "--gro-f 1" would be taken as --gro-flush-us
  * without a word. Only whole option names are accepted. */
 static int
-check_whole_names(int argc, char **argv, char *err, size_t errlen)
+check_whole_names(int argc, char **argv, const struct option *opts, char *err, size_t errlen)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -143,7 +209,7 @@ check_whole_names(int argc, char **argv, char *err, size_t errlen)
 		if (strncmp(a, "--", 2) != 0)
 			continue;
 		len = strcspn(a + 2, "=");
-		for (const struct option *o = long_opts; o->name != NULL; o++) {
+		for (const struct option *o = opts; o->name != NULL; o++) {
 			if (strlen(o->name) == len && strncmp(o->name, a + 2, len) == 0) {
 				found = o;
 				break;
@@ -193,54 +259,36 @@ void
 vfwd_options_defaults(struct vfwd_options *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->knobs.burst = 32;
-	o->knobs.tx_retry = 8;
-	o->knobs.gro.mode = VFWD_GRO_LIGHT;
-	o->knobs.gro.flush_us = 50;
-	o->knobs.gro.max_flows = 64;
-	/* the kernel's defaults where there is one (doc/modes.md) */
-	o->knobs.rx_mode = VFWD_RX_POLL;
-	o->knobs.deliver = VFWD_DELIVER_DIRECT;
-	o->knobs.napi_weight = 64;         /* NAPI_POLL_WEIGHT */
-	o->knobs.round_budget = 300;       /* netdev_budget */
-	o->knobs.round_budget_us = 2000;   /* netdev_budget_usecs */
-	o->knobs.defer_polls = 32;
-	o->knobs.busy_poll_us = 50;        /* net.core.busy_poll: 50 is the usual setting */
-	o->knobs.sleep_max_us = 10000;
-	o->knobs.tx_batch = 1;
-	o->knobs.tx_flush_us = 50;
-	o->knobs.vq_weight_pkts = 256;     /* VHOST_NET_PKT_WEIGHT */
-	o->knobs.vq_weight_bytes = 0x80000; /* VHOST_NET_WEIGHT */
-	o->backlog = 1000;                 /* netdev_max_backlog */
+	vfwd_knobs_defaults(o);
 	o->socket_mode = 0660;
 	o->nb_rxq = 1;
-	o->stats_format = VFWD_STATS_TEXT;
 }
 
 int
 vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, size_t errlen)
 {
+	struct option long_opts[LONG_OPTS_MAX];
 	unsigned long v;
 	int opt, idx = -1;
 
 	vfwd_options_defaults(o);
-	if (check_whole_names(argc, argv, err, errlen) != 0)
+	build_long_opts(long_opts);
+	if (check_whole_names(argc, argv, long_opts, err, errlen) != 0)
 		return -EINVAL;
 	optind = 0; /* glibc: full reset, so the parser can run more than once */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":hi", long_opts, &idx)) != -1) {
 		switch (opt) {
 		case OPT_KNOB: {
+			const struct vfwd_knob *k = &vfwd_knobs[idx];
 			char what[64];
 
-			snprintf(what, sizeof(what), "--%s", long_opts[idx].name);
-			if (vfwd_knob_set(o, long_opts[idx].name, optarg, what, err, errlen) != 0)
+			snprintf(what, sizeof(what), "--%s", k->name);
+			if (vfwd_knob_set(o, k->name, k->flag != NULL ? k->flag : optarg, what, err,
+					  errlen) != 0)
 				return -EINVAL;
 			break;
 		}
-		case OPT_GRO:
-			o->knobs.gro.enabled = true;
-			break;
 		case OPT_RXQ:
 			if (vfwd_parse_uint(optarg, 1, VFWD_MAX_QUEUES, &v) != 0)
 				return fail(err, errlen, "--rxq '%s': expected 1..%d", optarg,

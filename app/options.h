@@ -37,6 +37,7 @@ void vfwd_options_defaults(struct vfwd_options *o);
  * write at most, and nothing socket_mode does not give, until their mode
  * and owner are set. */
 unsigned int vfwd_socket_umask(unsigned int socket_mode);
-extern const char vfwd_usage[];
+/* The --help text; its knob part is made from the knob table. */
+const char *vfwd_usage(void);
 
 #endif

@@ -30,8 +30,9 @@ table_is_sane(void)
 	for (unsigned int i = 0; i < vfwd_nb_knobs; i++) {
 		const struct vfwd_knob *k = &vfwd_knobs[i];
 
-		CHECK(k->name && k->values && k->help && k->set && k->get);
-		CHECK(k->name[0] != '\0' && k->values[0] != '\0' && k->help[0] != '\0');
+		CHECK(k->name && k->values && k->def && k->help && k->set && k->get);
+		CHECK(k->name[0] != '\0' && k->values[0] != '\0' && k->def[0] != '\0' &&
+		      k->help[0] != '\0');
 		CHECK(vfwd_knob_find(k->name) == k);
 		/* names are option and command words: no blanks, no '#' */
 		CHECK(strpbrk(k->name, " \t#=") == NULL);
@@ -126,6 +127,17 @@ defaults(void)
 		}
 	}
 	CHECK(o.stats_period_s == 0 && o.pipe_rx == 0 && o.pipe_work == 0);
+	/* the defaults come from the table's def, written as get writes it
+	 * (what usage shows is what show config then says) */
+	for (unsigned int i = 0; i < vfwd_nb_knobs; i++) {
+		char now[64];
+
+		vfwd_knobs[i].get(&o, now, sizeof(now));
+		CHECK(strcmp(now, vfwd_knobs[i].def) == 0);
+		if (strcmp(now, vfwd_knobs[i].def) != 0)
+			fprintf(stderr, "# %s: default reads back '%s', table says '%s'\n",
+				vfwd_knobs[i].name, now, vfwd_knobs[i].def);
+	}
 }
 
 /* Every good value of every knob, from defaults and from options where

@@ -4,7 +4,8 @@
  * pinned, so a new option without a test fails), each knob option driven
  * from the knob table and knob_spec.h with its good values (boundaries,
  * both spellings, only its own field set) and bad ones; the other options
- * one by one; and that each message names the option and the value.
+ * one by one; and that each message names the option and the value. The
+ * knob options and their usage entries are checked to be the table's.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,8 +20,8 @@
 #define ARGV(...) ((char *[]){"dpdk-vfwd", __VA_ARGS__, NULL})
 #define ARGC(...) ((int)(sizeof((char *[]){"dpdk-vfwd", __VA_ARGS__}) / sizeof(char *)))
 
-/* the long options vfwd_usage lists: 21 knobs with a value, --gro and
- * the 9 options that are not knobs */
+/* the long options vfwd_usage lists: 21 knobs with a value, --gro (a
+ * flag) and the 9 options that are not knobs */
 #define EXPECTED_NB_OPTIONS 31
 
 static struct vfwd_options o, def;
@@ -72,7 +73,7 @@ usage_options(char names[][32], unsigned int max)
 {
 	unsigned int n = 0;
 
-	for (const char *line = vfwd_usage; line && *line; line = strchr(line, '\n'),
+	for (const char *line = vfwd_usage(); line && *line; line = strchr(line, '\n'),
 			line = line ? line + 1 : NULL) {
 		const char *dd, *end;
 
@@ -149,6 +150,81 @@ usage_lists_every_option(void)
 		for (unsigned int j = 0; j < n; j++)
 			listed |= strcmp(names[j], other_options[i]) == 0;
 		CHECK(listed);
+	}
+}
+
+/* s with every run of blanks and newlines made one blank: the usage's
+ * wrapping undone. */
+static void
+unwrap(const char *s, size_t len, char *out, size_t outlen)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len && n + 1 < outlen; i++) {
+		if (s[i] == ' ' || s[i] == '\n') {
+			if (n > 0 && out[n - 1] != ' ')
+				out[n++] = ' ';
+			continue;
+		}
+		out[n++] = s[i];
+	}
+	while (n > 0 && out[n - 1] == ' ')
+		n--;
+	out[n] = '\0';
+}
+
+/* The knobs' part of the usage is made from the table: each knob has one
+ * entry, an option line of its name, and the entry reads the knob's
+ * values (none for a flag), its help and its default. */
+static void
+usage_knobs_from_table(void)
+{
+	const char *usage = vfwd_usage();
+
+	CHECK(usage == vfwd_usage()); /* made once */
+	CHECK(usage[strlen(usage) - 1] == '\n');
+	for (unsigned int i = 0; i < vfwd_nb_knobs; i++) {
+		const struct vfwd_knob *k = &vfwd_knobs[i];
+		char opt[40], got[512], want[512];
+		const char *entry = NULL, *end;
+		unsigned int found = 0;
+
+		snprintf(opt, sizeof(opt), "\n  --%s", k->name);
+		for (const char *p = strstr(usage, opt); p != NULL; p = strstr(p + 1, opt)) {
+			char after = p[strlen(opt)];
+
+			/* the whole name: --gro is not --gro-mode */
+			if (after == ' ' || after == '\n') {
+				entry = p + 3;
+				found++;
+			}
+		}
+		CHECK(found == 1);
+		if (found != 1) {
+			fprintf(stderr, "# --%s: %u usage entries\n", k->name, found);
+			continue;
+		}
+		/* up to the next option, or the end */
+		end = strstr(entry, "\n  -");
+		if (end == NULL)
+			end = entry + strlen(entry);
+		unwrap(entry, end - entry, got, sizeof(got));
+		if (k->flag != NULL)
+			snprintf(want, sizeof(want), "--%s %s (default %s)", k->name, k->help, k->def);
+		else
+			snprintf(want, sizeof(want), "--%s %s %s (default %s)", k->name, k->values,
+				 k->help, k->def);
+		unwrap(want, strlen(want), want, sizeof(want));
+		CHECK(strcmp(got, want) == 0);
+		if (strcmp(got, want) != 0)
+			fprintf(stderr, "# usage says '%s'\n# table says '%s'\n", got, want);
+		/* wrapped to 80 columns, but for an option longer than that */
+		for (const char *line = entry - 2; line < end;) {
+			size_t len = strcspn(line, "\n");
+
+			CHECK(len < 80 || line == entry - 2);
+			line += len + 1;
+		}
 	}
 }
 
@@ -249,6 +325,35 @@ knob_options_good(void)
 		argv[argc] = NULL;
 		CHECK(parse(argc, argv) == 0);
 		CHECK(memcmp(&o, &want, sizeof(o)) == 0);
+	}
+}
+
+/* The knob options are made from the table: each knob is an option of
+ * its name, --<name> <def> leaves the defaults as they are, a flag knob's
+ * bare --<name> sets its flag value and takes no value, the others need
+ * one. */
+static void
+knob_options_from_table(void)
+{
+	for (unsigned int i = 0; i < vfwd_nb_knobs; i++) {
+		const struct vfwd_knob *k = &vfwd_knobs[i];
+		struct vfwd_options want = expect_defaults();
+		char opt[40];
+		char *alone[] = {"dpdk-vfwd", opt, NULL};
+		char *with_def[] = {"dpdk-vfwd", opt, (char *)k->def, NULL};
+
+		snprintf(opt, sizeof(opt), "--%s", k->name);
+		if (k->flag != NULL) {
+			CHECK(k->set(&want, k->flag) == 0);
+			CHECK(parse(2, alone) == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+			CHECK(parse(3, with_def) == -EINVAL);
+			continue;
+		}
+		CHECK(parse(2, alone) == -EINVAL && strstr(err, "needs a value") &&
+		      strstr(err, opt));
+		CHECK(parse(3, with_def) == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+		if (memcmp(&o, &want, sizeof(o)) != 0)
+			fprintf(stderr, "# %s %s: not the defaults (%s)\n", opt, k->def, err);
 	}
 }
 
@@ -555,8 +660,10 @@ main(void)
 {
 	vfwd_options_defaults(&def);
 	RUN(usage_lists_every_option);
+	RUN(usage_knobs_from_table);
 	RUN(defaults);
 	RUN(knob_options_good);
+	RUN(knob_options_from_table);
 	RUN(knob_options_bad);
 	RUN(flags);
 	RUN(queues);
