@@ -310,6 +310,13 @@ report_text(struct vfwd_app *app, const struct report *r)
 	fflush(stdout);
 }
 
+/* ,"<name>":<value>: one counter for JSON (a vfwd_counters_each callback) */
+static void
+json_counter(const char *name, uint64_t value, void *arg __rte_unused)
+{
+	printf(",\"%s\":%" PRIu64, name, value);
+}
+
 static void
 json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *delta, double secs)
 {
@@ -317,46 +324,28 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 
 	vfwd_stats_summarize(cum, &c);
 	vfwd_stats_summarize(delta, &p);
-	printf("\"sleep_tsc\":%" PRIu64 ",\"sleep_pct\":%.2f,\"period_sleep_pct\":%.2f,"
-	       "\"sleeps\":%" PRIu64 ",\"wakeups_intr\":%" PRIu64 ",\"intr_queues\":%" PRIu64
-	       ",\"nap_queues\":%" PRIu64 ",\"to_napi\":%" PRIu64 ",\"to_poll\":%" PRIu64
-	       ",\"budget_stops\":%" PRIu64 ",\"backlog_enq\":%" PRIu64 ",\"backlog_deq\":%" PRIu64
-	       ",\"backlog_drops\":%" PRIu64 ",\"ring_enq\":%" PRIu64 ",\"ring_deq\":%" PRIu64
-	       ",\"ring_drops\":%" PRIu64 ",\"rounds\":%" PRIu64 ",",
-	       cum->sleep_tsc, c.sleep_pct, p.sleep_pct, cum->sleeps, cum->wakeups_intr,
-	       cum->intr_queues, cum->nap_queues, cum->to_napi, cum->to_poll, cum->budget_stops,
-	       cum->backlog_enq, cum->backlog_deq, cum->backlog_drops, cum->ring_enq,
-	       cum->ring_deq, cum->ring_drops, cum->rounds);
-	printf("\"busy_tsc\":%" PRIu64 ",\"idle_tsc\":%" PRIu64 ",\"busy_pct\":%.2f,"
+	printf("\"sleep_pct\":%.2f,\"period_sleep_pct\":%.2f,\"busy_pct\":%.2f,"
 	       "\"cycles_per_pkt\":%.2f,\"period_busy_pct\":%.2f,\"period_cycles_per_pkt\":%.2f,"
-	       "\"rx_pkts\":%" PRIu64 ",\"tx_pkts\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"dirs\":{",
-	       c.busy_tsc, c.idle_tsc, c.busy_pct, c.cycles_per_pkt, p.busy_pct, p.cycles_per_pkt,
-	       c.rx_pkts, c.tx_pkts, c.drops_total);
+	       "\"rx_pkts\":%" PRIu64 ",\"tx_pkts\":%" PRIu64 ",\"drops\":%" PRIu64,
+	       c.sleep_pct, p.sleep_pct, c.busy_pct, c.cycles_per_pkt, p.busy_pct,
+	       p.cycles_per_pkt, c.rx_pkts, c.tx_pkts, c.drops_total);
+	vfwd_counters_each(vfwd_lcore_counters, VFWD_NB_LCORE_COUNTERS, cum, VFWD_SHOW_JSON,
+			   json_counter, NULL);
+	printf(",\"dirs\":{");
 	for (int d = 0; d < VFWD_DIR_COUNT; d++) {
 		const struct vfwd_dir_summary *cd = &c.dir[d], *pd = &p.dir[d];
 		const struct vfwd_dir_stats *ds = &cum->dir[d];
 		const uint64_t *hist = ds->rx_burst_hist;
 		bool first = true;
 
-		printf("%s\"%s\":{\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
-		       ",\"tx_pkts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"drops\":%" PRIu64,
-		       d ? "," : "", vfwd_dir_keys[d], cd->rx_pkts, cd->rx_bytes, cd->tx_pkts,
-		       cd->tx_bytes, cd->drops_total);
+		printf("%s\"%s\":{\"drops\":%" PRIu64, d ? "," : "", vfwd_dir_keys[d],
+		       cd->drops_total);
+		vfwd_counters_each(vfwd_dir_counters, VFWD_NB_DIR_COUNTERS, ds, VFWD_SHOW_JSON,
+				   json_counter, NULL);
 		for (int k = 0; k < VFWD_DROP_COUNT; k++)
 			printf(",\"drop_%s\":%" PRIu64, vfwd_drop_names[k], cd->drops[k]);
-		printf(",\"gro_in\":%" PRIu64 ",\"gro_out\":%" PRIu64 ",\"gro_merged\":%" PRIu64
-		       ",\"gro_flushes\":%" PRIu64 ",\"gro_bypassed\":%" PRIu64
-		       ",\"gro_merge\":%.3f,\"gso_frames\":%" PRIu64
-		       ",\"tso_offloaded\":%" PRIu64 ",\"gso_sw_frames\":%" PRIu64
-		       ",\"gso_segs\":%" PRIu64 ",\"sw_cksums\":%" PRIu64
-		       ",\"out_expected\":%" PRIu64,
-		       ds->gro_in, ds->gro_out, ds->gro_merged, ds->gro_flushes, ds->gro_bypassed,
-		       cd->gro_merge,
-		       ds->gso_frames, ds->tso_offloaded, ds->gso_sw_frames, ds->gso_segs,
-		       ds->sw_cksums, cd->out_expected);
-		printf(",\"tx_flush_full\":%" PRIu64 ",\"tx_flush_timer\":%" PRIu64
-		       ",\"tx_flush_empty\":%" PRIu64 ",\"weight_hits\":%" PRIu64 ",\"tx_burst_hist\":{",
-		       ds->tx_flush_full, ds->tx_flush_timer, ds->tx_flush_empty, ds->weight_hits);
+		printf(",\"gro_merge\":%.3f,\"out_expected\":%" PRIu64 ",\"tx_burst_hist\":{",
+		       cd->gro_merge, cd->out_expected);
 		for (int n = 1; n <= VFWD_MAX_BURST; n++) {
 			if (ds->tx_burst_hist[n] == 0)
 				continue;
@@ -383,11 +372,9 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 static void
 json_stream_counts(const struct vfwd_stream_stats *ss)
 {
-	printf("\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64 ",\"tx_pkts\":%" PRIu64
-	       ",\"tx_bytes\":%" PRIu64 ",\"drops\":%" PRIu64 ",\"gro_in\":%" PRIu64
-	       ",\"gro_out\":%" PRIu64 ",\"segs_added\":%" PRIu64 ",\"out_expected\":%" PRIu64,
-	       ss->rx_pkts, ss->rx_bytes, ss->tx_pkts, ss->tx_bytes, ss->drops, ss->gro_in,
-	       ss->gro_out, ss->segs_added, vfwd_stream_out_expected(ss));
+	printf("\"out_expected\":%" PRIu64, vfwd_stream_out_expected(ss));
+	vfwd_counters_each(vfwd_stream_counters, VFWD_NB_STREAM_COUNTERS, ss, VFWD_SHOW_JSON,
+			   json_counter, NULL);
 }
 
 /* "streams":[...]: every stream of the current plan (pairs x rx queues x
@@ -457,11 +444,15 @@ json_dir_totals(const struct vfwd_lcore_stats *tot)
 	for (int k = 0; k < VFWD_DIR_COUNT; k++) {
 		const struct vfwd_dir_summary *d = &sum.dir[k];
 
-		printf("%s\"%s\":{\"rx_pkts\":%" PRIu64 ",\"rx_bytes\":%" PRIu64
-		       ",\"tx_pkts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"drops\":%" PRIu64
-		       ",\"out_expected\":%" PRIu64 "}",
-		       k ? "," : "", vfwd_dir_keys[k], d->rx_pkts, d->rx_bytes, d->tx_pkts,
-		       d->tx_bytes, d->drops_total, d->out_expected);
+		printf("%s\"%s\":{\"drops\":%" PRIu64 ",\"out_expected\":%" PRIu64, k ? "," : "",
+		       vfwd_dir_keys[k], d->drops_total, d->out_expected);
+		/* the summary carries the dir's traffic counters under their names */
+#define JSON_TRAFFIC(name, show, help)                                                 \
+	if ((show) & VFWD_SHOW_JSON)                                                   \
+		json_counter(#name, d->name, NULL);
+		VFWD_DIR_TRAFFIC_COUNTERS(JSON_TRAFFIC)
+#undef JSON_TRAFFIC
+		printf("}");
 	}
 	printf("}");
 }

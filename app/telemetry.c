@@ -30,6 +30,22 @@ tel_name(char *dst, size_t len, const char *src)
 			*p = '_';
 }
 
+/* Where vfwd_counters_each's counters go: "<prefix><name>" in dict d. */
+struct tel_counters {
+	struct rte_tel_data *d;
+	const char *prefix;
+};
+
+static void
+tel_counter(const char *name, uint64_t value, void *arg)
+{
+	const struct tel_counters *tc = arg;
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s%s", tc->prefix, name);
+	rte_tel_data_add_dict_u64(tc->d, key, value);
+}
+
 /* A few figures per lcore: the reply buffer (16 KiB) must hold all 64. */
 static void
 add_lcore_brief(struct rte_tel_data *d, const struct vfwd_lcore_stats *s)
@@ -48,32 +64,25 @@ static void
 add_lcore(struct rte_tel_data *d, const struct vfwd_lcore_stats *s)
 {
 	struct vfwd_summary sum;
-	char key[64];
+	struct tel_counters tc = {.d = d, .prefix = ""};
+	char key[64], prefix[16];
 
 	vfwd_stats_summarize(s, &sum);
 	rte_tel_data_add_dict_u64(d, "rx_pkts", sum.rx_pkts);
 	rte_tel_data_add_dict_u64(d, "tx_pkts", sum.tx_pkts);
 	rte_tel_data_add_dict_u64(d, "drops", sum.drops_total);
-	rte_tel_data_add_dict_u64(d, "busy_tsc", sum.busy_tsc);
-	rte_tel_data_add_dict_u64(d, "idle_tsc", sum.idle_tsc);
-	rte_tel_data_add_dict_u64(d, "sleep_tsc", sum.sleep_tsc);
-	rte_tel_data_add_dict_u64(d, "sleeps", s->sleeps);
-	rte_tel_data_add_dict_u64(d, "wakeups_intr", s->wakeups_intr);
-	rte_tel_data_add_dict_u64(d, "backlog_drops", s->backlog_drops);
 	/* no floats in 22.11 telemetry: hundredths */
 	rte_tel_data_add_dict_u64(d, "busy_pct_x100", (uint64_t)(sum.busy_pct * 100));
 	rte_tel_data_add_dict_u64(d, "cycles_per_pkt_x100", (uint64_t)(sum.cycles_per_pkt * 100));
+	vfwd_counters_each(vfwd_lcore_counters, VFWD_NB_LCORE_COUNTERS, s, VFWD_SHOW_TEL,
+			   tel_counter, &tc);
+	tc.prefix = prefix;
 	for (int i = 0; i < VFWD_DIR_COUNT; i++) {
 		const struct vfwd_dir_summary *ds = &sum.dir[i];
 
-		snprintf(key, sizeof(key), "%s/rx_pkts", vfwd_dir_keys[i]);
-		rte_tel_data_add_dict_u64(d, key, ds->rx_pkts);
-		snprintf(key, sizeof(key), "%s/tx_pkts", vfwd_dir_keys[i]);
-		rte_tel_data_add_dict_u64(d, key, ds->tx_pkts);
-		snprintf(key, sizeof(key), "%s/rx_bytes", vfwd_dir_keys[i]);
-		rte_tel_data_add_dict_u64(d, key, ds->rx_bytes);
-		snprintf(key, sizeof(key), "%s/tx_bytes", vfwd_dir_keys[i]);
-		rte_tel_data_add_dict_u64(d, key, ds->tx_bytes);
+		snprintf(prefix, sizeof(prefix), "%s/", vfwd_dir_keys[i]);
+		vfwd_counters_each(vfwd_dir_counters, VFWD_NB_DIR_COUNTERS, &s->dir[i],
+				   VFWD_SHOW_TEL, tel_counter, &tc);
 		for (int k = 0; k < VFWD_DROP_COUNT; k++) {
 			snprintf(key, sizeof(key), "%s/drop_%s", vfwd_dir_keys[i], vfwd_drop_names[k]);
 			rte_tel_data_add_dict_u64(d, key, ds->drops[k]);
@@ -198,18 +207,10 @@ tel_lcores(const char *cmd __rte_unused, const char *params, struct rte_tel_data
 static void
 add_stream_counts(struct rte_tel_data *d, const char *prefix, const struct vfwd_stream_stats *ss)
 {
-	char key[64];
+	struct tel_counters tc = {.d = d, .prefix = prefix};
 
-	snprintf(key, sizeof(key), "%srx_pkts", prefix);
-	rte_tel_data_add_dict_u64(d, key, ss->rx_pkts);
-	snprintf(key, sizeof(key), "%srx_bytes", prefix);
-	rte_tel_data_add_dict_u64(d, key, ss->rx_bytes);
-	snprintf(key, sizeof(key), "%stx_pkts", prefix);
-	rte_tel_data_add_dict_u64(d, key, ss->tx_pkts);
-	snprintf(key, sizeof(key), "%stx_bytes", prefix);
-	rte_tel_data_add_dict_u64(d, key, ss->tx_bytes);
-	snprintf(key, sizeof(key), "%sdrops", prefix);
-	rte_tel_data_add_dict_u64(d, key, ss->drops);
+	vfwd_counters_each(vfwd_stream_counters, VFWD_NB_STREAM_COUNTERS, ss, VFWD_SHOW_TEL,
+			   tel_counter, &tc);
 }
 
 /* One pair: its ports and per direction its streams summed; with
@@ -291,11 +292,14 @@ tel_pairs(const char *cmd __rte_unused, const char *params, struct rte_tel_data 
 				rte_tel_data_start_dict(c);
 				for (uint8_t k = 0; k < VFWD_DIR_COUNT; k++) {
 					const struct vfwd_dir_summary *ds = &sum.dir[k];
+					/* as a stream's: the dir's traffic
+					 * counters are the stream's first ones */
+#define FROM_DIR(name, show, help) .name = ds->name,
 					const struct vfwd_stream_stats dir = {
-						.rx_pkts = ds->rx_pkts, .rx_bytes = ds->rx_bytes,
-						.tx_pkts = ds->tx_pkts, .tx_bytes = ds->tx_bytes,
+						VFWD_DIR_TRAFFIC_COUNTERS(FROM_DIR)
 						.drops = ds->drops_total,
 					};
+#undef FROM_DIR
 
 					snprintf(prefix, sizeof(prefix), "%s/", vfwd_dir_keys[k]);
 					add_stream_counts(c, prefix, &dir);

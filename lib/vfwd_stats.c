@@ -4,6 +4,7 @@
  * between two snapshots, derived figures. Pure: unit-tested without EAL.
  */
 #include <assert.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "vfwd.h"
@@ -13,15 +14,62 @@
 /* struct vfwd_lcore_stats is all uint64_t counters (plus alignment
  * padding, which stays zero), so it is summed as an array. */
 static_assert(sizeof(struct vfwd_lcore_stats) % sizeof(uint64_t) == 0, "u64 only");
+/* ... and those counters are the macros' and nothing else: a field added
+ * beside them would be in no output. (The lcore struct's tail padding
+ * could hide one: the size says little there.) */
+static_assert(sizeof(struct vfwd_dir_stats) ==
+		      sizeof(uint64_t) * (VFWD_NB_DIR_COUNTERS + VFWD_DROP_COUNT +
+					  2 * (VFWD_MAX_BURST + 1)),
+	      "dir counters not all in VFWD_DIR_COUNTERS");
+static_assert(sizeof(struct vfwd_stream_stats) ==
+		      RTE_ALIGN_CEIL(sizeof(uint64_t) * VFWD_NB_STREAM_COUNTERS,
+				     RTE_CACHE_LINE_SIZE),
+	      "stream counters not all in VFWD_STREAM_COUNTERS");
+/* the worker touches one line per stream and burst */
+static_assert(sizeof(struct vfwd_stream_stats) == RTE_CACHE_LINE_SIZE,
+	      "stream counters: one line");
+static_assert(sizeof(struct vfwd_lcore_stats) ==
+		      RTE_ALIGN_CEIL(RTE_ALIGN_CEIL(VFWD_DIR_COUNT * sizeof(struct vfwd_dir_stats),
+						    RTE_CACHE_LINE_SIZE) +
+					     VFWD_MAX_STREAMS * sizeof(struct vfwd_stream_stats) +
+					     sizeof(uint64_t) * VFWD_NB_LCORE_COUNTERS,
+				     RTE_CACHE_LINE_SIZE),
+	      "lcore counters not all in VFWD_LCORE_COUNTERS");
 /* every key vfwd_stream_key() can make has its slot */
 static_assert(VFWD_MAX_STREAMS == VFWD_MAX_PAIRS * VFWD_MAX_QUEUES * VFWD_DIR_COUNT,
 	      "stream keys");
 
-const char *const vfwd_drop_names[VFWD_DROP_COUNT] = {
-	"tx_full", "peer_down", "bad_gso", "bad_csum", "no_mbuf", "backlog", "ring", "oversize",
+#define DROP_NAME(e, name, help) [VFWD_DROP_##e] = #name,
+#define DROP_HELP(e, name, help) [VFWD_DROP_##e] = help,
+#define COUNTER(type, name, show, help) {#name, help, offsetof(type, name), show},
+#define DIR_COUNTER(name, show, help) COUNTER(struct vfwd_dir_stats, name, show, help)
+#define STREAM_COUNTER(name, show, help) COUNTER(struct vfwd_stream_stats, name, show, help)
+#define LCORE_COUNTER(name, show, help) COUNTER(struct vfwd_lcore_stats, name, show, help)
+
+const char *const vfwd_drop_names[VFWD_DROP_COUNT] = {VFWD_DROP_CAUSES(DROP_NAME)};
+const char *const vfwd_drop_help[VFWD_DROP_COUNT] = {VFWD_DROP_CAUSES(DROP_HELP)};
+
+const struct vfwd_counter vfwd_dir_counters[VFWD_NB_DIR_COUNTERS] = {
+	VFWD_DIR_COUNTERS(DIR_COUNTER)
+};
+const struct vfwd_counter vfwd_stream_counters[VFWD_NB_STREAM_COUNTERS] = {
+	VFWD_STREAM_COUNTERS(STREAM_COUNTER)
+};
+const struct vfwd_counter vfwd_lcore_counters[VFWD_NB_LCORE_COUNTERS] = {
+	VFWD_LCORE_COUNTERS(LCORE_COUNTER)
 };
 
 const char *const vfwd_dir_keys[VFWD_DIR_COUNT] = {"vm_to_wire", "wire_to_vm"};
+
+void
+vfwd_counters_each(const struct vfwd_counter *tab, unsigned int n, const void *stats,
+		   unsigned int show, void (*fn)(const char *name, uint64_t value, void *arg),
+		   void *arg)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (tab[i].show & show)
+			fn(tab[i].name, vfwd_counter_value(&tab[i], stats), arg);
+}
 
 void
 vfwd_stats_add(struct vfwd_lcore_stats *acc, const struct vfwd_lcore_stats *s)
@@ -71,10 +119,9 @@ vfwd_stats_summarize(const struct vfwd_lcore_stats *s, struct vfwd_summary *out)
 		const struct vfwd_dir_stats *ds = &s->dir[d];
 		struct vfwd_dir_summary *o = &out->dir[d];
 
-		o->rx_pkts = ds->rx_pkts;
-		o->rx_bytes = ds->rx_bytes;
-		o->tx_pkts = ds->tx_pkts;
-		o->tx_bytes = ds->tx_bytes;
+#define COPY(name, show, help) o->name = ds->name;
+		VFWD_DIR_TRAFFIC_COUNTERS(COPY)
+#undef COPY
 		for (int c = 0; c < VFWD_DROP_COUNT; c++) {
 			o->drops[c] = ds->drops[c];
 			o->drops_total += ds->drops[c];
@@ -120,14 +167,9 @@ vfwd_stats_pair_summarize(const struct vfwd_lcore_stats *s, uint16_t pair, uint1
 		for (uint16_t q = 0; q < nb_rxq && q < VFWD_MAX_QUEUES; q++) {
 			const struct vfwd_stream_stats *ss = &s->stream[vfwd_stream_key(pair, q, d)];
 
-			sum->rx_pkts += ss->rx_pkts;
-			sum->rx_bytes += ss->rx_bytes;
-			sum->tx_pkts += ss->tx_pkts;
-			sum->tx_bytes += ss->tx_bytes;
-			sum->drops += ss->drops;
-			sum->gro_in += ss->gro_in;
-			sum->gro_out += ss->gro_out;
-			sum->segs_added += ss->segs_added;
+#define ADD(name, show, help) sum->name += ss->name;
+			VFWD_STREAM_COUNTERS(ADD)
+#undef ADD
 		}
 		out->dir[d].out_expected = vfwd_stream_out_expected(sum);
 	}
