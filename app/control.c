@@ -494,7 +494,7 @@ vfwd_ctl_clear_fwd_stats(struct vfwd_app *app)
 	uint64_t now = rte_rdtsc();
 
 	/* exact: each worker copies its counters between two rounds, with
-	 * nothing held (see vfwd_worker_snapshot) */
+	 * what waits in holds counted, not sent (see vfwd_worker_snapshot) */
 	for (uint16_t w = 0; snap != NULL && w < app->nb_workers; w++)
 		vfwd_worker_snapshot(app->workers[w], &snap[w], PUBLISH_TIMEOUT_US);
 	pthread_mutex_lock(&app->lock);

@@ -211,7 +211,9 @@ int vfwd_workers_publish(struct vfwd_worker *const *ws, uint16_t n, const struct
 			 unsigned int timeout_us, uint16_t *who);
 /* A consistent copy of a worker's counters (all from between two rounds):
  * asks the running worker for one and waits (bounded), or copies them if
- * it is stopped. Returns 0 or -ETIMEDOUT (snap then holds a racy copy). */
+ * it is stopped. The worker sends nothing early for it: what waits in
+ * holds is in the held counters. Returns 0 or -ETIMEDOUT (snap then holds
+ * a racy copy). */
 int vfwd_worker_snapshot(struct vfwd_worker *w, struct vfwd_lcore_stats *snap,
 			 unsigned int timeout_us);
 /* A copy of a worker's counters for a thread that is neither its worker
@@ -252,7 +254,5 @@ unsigned int vfwd_pool_size(const struct vfwd_pool_need *n);
  * lcores and nb_txq tx queues allow; 0:0 if none. */
 void vfwd_pipe_max(uint16_t nb_workers, uint16_t nb_txq, uint16_t *nb_rx, uint16_t *nb_work);
 
-extern const char *const vfwd_drop_names[VFWD_DROP_COUNT];
-extern const char *const vfwd_dir_keys[VFWD_DIR_COUNT];
 
 #endif /* VFWD_H */

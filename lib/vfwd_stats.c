@@ -25,9 +25,10 @@ static_assert(sizeof(struct vfwd_stream_stats) ==
 		      RTE_ALIGN_CEIL(sizeof(uint64_t) * VFWD_NB_STREAM_COUNTERS,
 				     RTE_CACHE_LINE_SIZE),
 	      "stream counters not all in VFWD_STREAM_COUNTERS");
-/* the worker touches one line per stream and burst */
-static_assert(sizeof(struct vfwd_stream_stats) == RTE_CACHE_LINE_SIZE,
-	      "stream counters: one line");
+/* the worker touches one line per stream and burst: the held counters,
+ * of the modes that hold, start the second */
+static_assert(offsetof(struct vfwd_stream_stats, held_in) == RTE_CACHE_LINE_SIZE,
+	      "stream counters: the burst's on one line");
 static_assert(sizeof(struct vfwd_lcore_stats) ==
 		      RTE_ALIGN_CEIL(RTE_ALIGN_CEIL(VFWD_DIR_COUNT * sizeof(struct vfwd_dir_stats),
 						    RTE_CACHE_LINE_SIZE) +
@@ -133,7 +134,7 @@ vfwd_stats_summarize(const struct vfwd_lcore_stats *s, struct vfwd_summary *out)
 		o->avg_burst = ratio(o->rx_pkts, o->bursts);
 		o->gro_merge = ratio(ds->gro_in, ds->gro_out);
 		o->out_expected = ds->rx_pkts - (ds->gro_in - ds->gro_out) +
-				  (ds->gso_segs - ds->gso_sw_frames);
+				  (ds->gso_segs - ds->gso_sw_frames) - (ds->held_in - ds->held_out);
 
 		out->rx_pkts += o->rx_pkts;
 		out->tx_pkts += o->tx_pkts;
@@ -153,7 +154,8 @@ vfwd_stats_summarize(const struct vfwd_lcore_stats *s, struct vfwd_summary *out)
 uint64_t
 vfwd_stream_out_expected(const struct vfwd_stream_stats *ss)
 {
-	return ss->rx_pkts - (ss->gro_in - ss->gro_out) + ss->segs_added;
+	return ss->rx_pkts - (ss->gro_in - ss->gro_out) + ss->segs_added -
+	       (ss->held_in - ss->held_out);
 }
 
 void

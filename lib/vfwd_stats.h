@@ -67,10 +67,19 @@
 	X(tx_flush_full, VFWD_SHOW_JSON, "tx batches sent full")                      \
 	X(tx_flush_timer, VFWD_SHOW_JSON, "tx batches sent by the flush timer")       \
 	X(tx_flush_empty, VFWD_SHOW_JSON, "tx batches sent as the rx queue ran empty") \
-	X(weight_hits, VFWD_SHOW_JSON, "visits cut short by the vq/napi weight")
+	X(weight_hits, VFWD_SHOW_JSON, "visits cut short by the vq/napi weight")      \
+	VFWD_HELD_COUNTERS(X)
 #define VFWD_DIR_COUNTERS(X) VFWD_DIR_TRAFFIC_COUNTERS(X) VFWD_DIR_DETAIL_COUNTERS(X)
 
-/* Per stream: eight, one cache line per stream touched per burst. */
+/* What waits in a tx hold, the backlog or a pipeline ring: held_in -
+ * held_out, counted as it goes in and out, so that a snapshot is exact
+ * without sending what waits (out_expected takes it off). */
+#define VFWD_HELD_COUNTERS(X)                                                         \
+	X(held_in, VFWD_SHOW_JSON, "packets put in a tx hold, the backlog or a pipeline ring") \
+	X(held_out, VFWD_SHOW_JSON, "packets taken out of them (what waits: in - out)")
+
+/* Per stream: the eight every burst touches on one cache line, then the
+ * held counters on the next, touched only by the modes that hold. */
 #define VFWD_STREAM_COUNTERS(X)                                                       \
 	X(rx_pkts, VFWD_SHOW_ALL, "packets received")                                 \
 	X(rx_bytes, VFWD_SHOW_ALL, "bytes received")                                  \
@@ -79,7 +88,8 @@
 	X(drops, VFWD_SHOW_ALL, "packets dropped, every cause (as the dir's drops[])") \
 	X(gro_in, VFWD_SHOW_JSON, "segments given to GRO")                            \
 	X(gro_out, VFWD_SHOW_JSON, "packets that came out of GRO")                    \
-	X(segs_added, VFWD_SHOW_JSON, "software segmentation: segments made less frames cut")
+	X(segs_added, VFWD_SHOW_JSON, "software segmentation: segments made less frames cut") \
+	VFWD_HELD_COUNTERS(X)
 
 /* Per lcore, after its dir[] and stream[] */
 #define VFWD_LCORE_COUNTERS(X)                                                        \
@@ -131,11 +141,13 @@ struct vfwd_dir_stats {
 /* One stream's counters. Indexed by vfwd_stream_key(), which a re-plan
  * does not change: a stream's counts can be summed over the lcores that
  * carried it, before and after a plan moved it. Per stream, as per
- * direction: rx - (gro_in - gro_out) + segs_added = tx + drops whenever
- * GRO holds nothing (vfwd_stream_out_expected). */
+ * direction: rx - (gro_in - gro_out) + segs_added - (held_in - held_out)
+ * = tx + drops between any two rounds (vfwd_stream_out_expected). GRO's
+ * held segments need no term: they are in gro_in and not yet in
+ * gro_out, as if merged away, until they come out. */
 struct vfwd_stream_stats {
 	VFWD_STREAM_COUNTERS(VFWD_COUNTER_FIELD)
-} __rte_cache_aligned; /* one line each, whatever comes before the array */
+} __rte_cache_aligned; /* two lines each, whatever comes before the array */
 
 /* A stream receives on queue rx_queue of one port of pair; in the
  * pipeline the work lcore that sends it uses the same key. */
@@ -191,8 +203,8 @@ struct vfwd_dir_summary {
 	uint64_t polls, empty_polls, bursts; /* bursts = non-empty polls */
 	double avg_burst;                    /* rx_pkts / bursts */
 	double gro_merge;                    /* segments in per packet out of GRO */
-	/* rx, less what GRO merged away, plus what segmentation added: equals
-	 * tx + drops whenever GRO holds nothing */
+	/* rx, less what GRO merged away, plus what segmentation added, less
+	 * what waits in holds: equals tx + drops between any two rounds */
 	uint64_t out_expected;
 };
 
@@ -223,7 +235,8 @@ void vfwd_stats_summarize(const struct vfwd_lcore_stats *s, struct vfwd_summary 
 /* Whether any counter of a is below b's: a read that went backwards
  * (counters only grow), never to be subtracted from. */
 bool vfwd_stats_behind(const struct vfwd_lcore_stats *a, const struct vfwd_lcore_stats *b);
-/* rx, less what GRO merged away, plus what segmentation added. */
+/* rx, less what GRO merged away, plus what segmentation added, less what
+ * waits in tx holds, the backlog and pipeline rings. */
 uint64_t vfwd_stream_out_expected(const struct vfwd_stream_stats *ss);
 /* Pair pair's streams on queues [0, nb_rxq) of s, per direction. */
 void vfwd_stats_pair_summarize(const struct vfwd_lcore_stats *s, uint16_t pair, uint16_t nb_rxq,

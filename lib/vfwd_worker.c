@@ -166,6 +166,22 @@ tx_now(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_k
 	ss->tx_pkts += nb_tx;
 }
 
+/* What goes into and out of a tx hold, the backlog or a pipeline ring
+ * (stream and direction), so that the counters say what waits there. */
+static inline void
+held_in(struct vfwd_worker_stream *ws, struct vfwd_dir_stats *d, uint32_t n)
+{
+	ws->stats->held_in += n;
+	d->held_in += n;
+}
+
+static inline void
+held_out(struct vfwd_worker_stream *ws, struct vfwd_dir_stats *d, uint32_t n)
+{
+	ws->stats->held_out += n;
+	d->held_out += n;
+}
+
 /* Tx batching (vhost_net's tx batching / OVS tx-flush-interval twin): the
  * hold goes out when tx_batch packets wait (in sends of tx_batch), when the
  * oldest waited tx_flush_us or when the stream's rx ran empty. */
@@ -175,6 +191,7 @@ hold_flush(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vf
 {
 	struct vfwd_tx_hold *h = ws->hold;
 
+	held_out(ws, d, h->n);
 	tx_now(w, ws, k, h->pkts, h->n, h->bytes, d);
 	h->n = 0;
 	h->bytes = 0;
@@ -216,10 +233,12 @@ send_burst(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	memcpy(&h->pkts[h->n], pkts, n * sizeof(pkts[0]));
 	h->n += n;
 	h->bytes += bytes;
+	held_in(ws, d, n);
 	while (h->n >= batch) {
 		uint64_t b = sum_pkt_len(h->pkts, batch);
 
 		d->tx_flush_full++;
+		held_out(ws, d, batch);
 		tx_now(w, ws, k, h->pkts, batch, b, d);
 		h->n -= batch;
 		h->bytes -= b;
@@ -420,6 +439,7 @@ backlog_put(struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, uint16_t 
 	q = rte_ring_enqueue_burst(w->backlog, (void **)pkts, n, NULL);
 	w->stats.backlog_enq += q;
 	w->streams[i].backlog_pending += q;
+	held_in(&w->streams[i], d, q);
 	if (unlikely(q < n)) {
 		rte_pktmbuf_free_bulk(pkts + q, n - q);
 		d->drops[VFWD_DROP_BACKLOG] += n - q;
@@ -469,8 +489,12 @@ backlog_drain(struct vfwd_worker *w, const struct vfwd_knobs *k, unsigned int qu
 						RTE_MIN(quota, (unsigned int)VFWD_MAX_BURST), NULL);
 
 	w->stats.backlog_deq += n;
-	for (unsigned int j = 0; j < n; j++)
-		w->streams[pkts[j]->hash.usr].backlog_pending--;
+	for (unsigned int j = 0; j < n; j++) {
+		struct vfwd_worker_stream *ws = &w->streams[pkts[j]->hash.usr];
+
+		ws->backlog_pending--;
+		held_out(ws, &w->stats.dir[ws->s.dir], 1);
+	}
 	*moved += n + process_tagged(w, k, pkts, n, now);
 	return n;
 }
@@ -616,6 +640,7 @@ pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
 			}
 			q = rte_ring_enqueue_burst(w->rings[r], (void **)to, m, NULL);
 			w->stats.ring_enq += q;
+			held_in(&w->streams[i], d, q);
 			if (unlikely(q < m)) {
 				rte_pktmbuf_free_bulk(to + q, m - q);
 				d->drops[VFWD_DROP_RING] += m - q;
@@ -640,6 +665,11 @@ pipe_work_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 		unsigned int n = rte_ring_dequeue_burst(w->rings[r], (void **)pkts, k->burst, NULL);
 
 		w->stats.ring_deq += n;
+		for (unsigned int j = 0; j < n; j++) {
+			struct vfwd_worker_stream *ws = &w->streams[pkts[j]->hash.usr];
+
+			held_out(ws, &w->stats.dir[ws->s.dir], 1);
+		}
 		nb += n + process_tagged(w, k, pkts, n, now);
 		w->since_gro_flush += n;
 	}
@@ -949,16 +979,14 @@ poll_knobs(struct vfwd_worker *w, uint32_t *gen, struct vfwd_knobs *knobs)
 	__atomic_store_n(&w->knob_gen_seen, g, __ATOMIC_RELEASE);
 }
 
-/* Send (or drop, counted) everything held: what the work lcore was handed,
- * the backlog, GRO's held segments, the tx holds. */
+/* At exit, send (or drop, counted) everything held: what the work lcore
+ * was handed (the rx lcores have stopped: the rings run dry), the
+ * backlog, GRO's held segments, the tx holds. */
 static void
-drain_all(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now, bool exiting)
+drain_all(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
 {
-	/* exiting, the rx lcores have stopped: the rings run dry. Otherwise
-	 * (a clear) they keep feeding: take only about what they held */
-	for (unsigned int k = 0; w->role == VFWD_ROLE_WORK && (exiting || k < 16); k++)
-		if (pipe_work_round(w, knobs, now) == 0)
-			break;
+	while (w->role == VFWD_ROLE_WORK && pipe_work_round(w, knobs, now) != 0)
+		;
 	while (w->backlog != NULL && rte_ring_count(w->backlog) > 0) {
 		uint32_t moved = 0;
 
@@ -976,6 +1004,18 @@ drain_all(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now, b
 			hold_flush(w, &w->streams[i], knobs, d);
 		}
 	}
+}
+
+/* Between two rounds: a consistent copy of the counters for whoever asked
+ * (vfwd_worker_snapshot). What waits in holds stays there: the held
+ * counters account for it, so reading leaves the data path alone. */
+void
+vfwd_worker_serve_snapshot(struct vfwd_worker *w)
+{
+	uint32_t req = __atomic_load_n(&w->clear_req, __ATOMIC_ACQUIRE);
+
+	w->stats_snap = w->stats;
+	__atomic_store_n(&w->clear_seen, req, __ATOMIC_RELEASE);
 }
 
 int
@@ -1007,17 +1047,10 @@ vfwd_worker_main(void *arg)
 			now = vfwd_napi_after_round(w, &knobs, nb, now);
 		prev = now;
 		poll_knobs(w, &gen, &knobs);
-		if (unlikely(__atomic_load_n(&w->clear_req, __ATOMIC_ACQUIRE) != w->clear_seen)) {
-			/* nothing held, so that in = out + drops holds for the
-			 * counts from here on */
-			uint32_t req = __atomic_load_n(&w->clear_req, __ATOMIC_ACQUIRE);
-
-			drain_all(w, &knobs, prev, false);
-			w->stats_snap = w->stats;
-			__atomic_store_n(&w->clear_seen, req, __ATOMIC_RELEASE);
-		}
+		if (unlikely(__atomic_load_n(&w->clear_req, __ATOMIC_ACQUIRE) != w->clear_seen))
+			vfwd_worker_serve_snapshot(w);
 	}
-	drain_all(w, &knobs, prev, true);
+	drain_all(w, &knobs, prev);
 	vfwd_napi_release(w);
 	return 0;
 }

@@ -108,6 +108,8 @@ uint64_t vfwd_napi_after_round(struct vfwd_worker *w, const struct vfwd_knobs *k
 			       uint64_t now);
 /* Unregister the rx interrupts a worker armed (its own thread, at exit). */
 void vfwd_napi_release(struct vfwd_worker *w);
+/* Answers a snapshot request between rounds (vfwd_worker_main; tests). */
+void vfwd_worker_serve_snapshot(struct vfwd_worker *w);
 /* Whether anything waits in the worker's GRO tables, tx holds or backlog. */
 bool vfwd_worker_holds(const struct vfwd_worker *w);
 

@@ -185,11 +185,11 @@ json_keys(void)
 		"rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "gro_in", "gro_out",
 		"gro_merged", "gro_flushes", "gro_bypassed", "gso_frames", "gso_sw_frames",
 		"gso_segs", "tso_offloaded", "sw_cksums", "tx_flush_full", "tx_flush_timer",
-		"tx_flush_empty", "weight_hits",
+		"tx_flush_empty", "weight_hits", "held_in", "held_out",
 	};
 	static const char *const stream_keys[] = {
 		"rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "drops", "gro_in", "gro_out",
-		"segs_added",
+		"segs_added", "held_in", "held_out",
 	};
 	static const char *const lcore_keys[] = {
 		"busy_tsc", "idle_tsc", "rounds", "sleeps", "wakeups_intr", "sleep_tsc",

@@ -108,9 +108,11 @@ stream_keys(void)
 			}
 	CHECK(dup == 0 && out == 0);
 	/* copied per lcore at every report and read by telemetry word by
-	 * word: a budget, so that a new per-stream counter is a choice */
+	 * word: a budget, so that a new per-stream counter is a choice (the
+	 * held counters took it from 64 to 96 KiB: a second line per stream,
+	 * for snapshots that leave the holds alone) */
 	printf("# struct vfwd_lcore_stats: %zu bytes\n", sizeof(struct vfwd_lcore_stats));
-	CHECK(sizeof(struct vfwd_lcore_stats) <= 64 * 1024);
+	CHECK(sizeof(struct vfwd_lcore_stats) <= 96 * 1024);
 	CHECK(vfwd_stream_key(0, 0, VFWD_DIR_VM_TO_WIRE) == 0);
 	CHECK(vfwd_stream_key(1, 0, VFWD_DIR_VM_TO_WIRE) == VFWD_MAX_QUEUES * VFWD_DIR_COUNT);
 	CHECK(vfwd_stream_key(VFWD_MAX_PAIRS - 1, VFWD_MAX_QUEUES - 1, VFWD_DIR_WIRE_TO_VM) ==
