@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "app.h"
+#include "vfwd_pool.h"
 #include "knobs.h"
 #include "unmap_guard.h"
 

@@ -19,6 +19,7 @@
 #include <rte_mbuf.h>
 
 #include "app.h"
+#include "vfwd_pool.h"
 #include <cmdline.h>
 #include <rte_pdump.h>
 

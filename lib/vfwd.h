@@ -3,9 +3,11 @@
  * dpdk-vfwd data plane: forwards bursts between vhost-user ports (the VM
  * side) and any other ethdev (the wire side), with per-lcore stats.
  *
- * Planes: vfwd_plan.c (pure: which lcore polls what), vfwd_ports.c (control:
- * ports, vhost events), vfwd_worker.c (the fast path), vfwd_stats.c (pure:
- * totals and rates for whoever prints them). Nothing here prints.
+ * This header: the limits, the knobs, and the worker as the app sees it
+ * (an opaque handle). Beside it, by topic: vfwd_plan.h (streams, which
+ * lcore runs which), vfwd_stats.h (the counters), vfwd_port.h (ports and
+ * their state), vfwd_pool.h (sizing the mbuf pool). The code is in lib/
+ * by role (lib/meson.build). Nothing here prints.
  */
 #ifndef VFWD_H
 #define VFWD_H
@@ -96,47 +98,8 @@ enum vfwd_dir {
 
 /* ------------------------------------------------------------------ plan */
 
-struct vfwd_stream {
-	uint16_t rx_port, rx_queue;
-	uint16_t tx_port, tx_queue;
-	uint8_t dir; /* enum vfwd_dir */
-	uint8_t pair;
-	uint16_t id; /* index in the plan's list of all streams */
-};
-
-/* What an lcore does: everything for its streams (direct), or one half of
- * the pipeline (the cpumap twin): rx lcores only poll and hand bursts
- * through rings to work lcores, which run GRO/TSO and send. */
-enum vfwd_role { VFWD_ROLE_DIRECT, VFWD_ROLE_RX, VFWD_ROLE_WORK };
-
-#define VFWD_MAX_PIPE 16 /* rx or work lcores in a pipeline */
-
-struct vfwd_plan_lcore {
-	uint8_t role; /* enum vfwd_role */
-	uint16_t nb_streams;
-	/* direct and rx: the queues it polls; work: every stream, by id, each
-	 * sending on this lcore's own tx queue */
-	struct vfwd_stream streams[VFWD_MAX_STREAMS];
-};
-
-struct vfwd_plan {
-	uint16_t nb_workers;
-	uint16_t nb_streams;
-	struct vfwd_plan_lcore worker[VFWD_MAX_WORKERS];
-};
-
-/* Spread the streams of nb_pairs pairs x nb_rxq queues over nb_workers
- * workers, round-robin: whole queues (both directions) while workers are
- * no more than queues, single directions beyond that. Stream (pair p, queue q, dir) receives on queue q of
- * one port and sends on queue q of the other, so every tx queue has exactly
- * one sender and needs no lock. Returns 0 or -EINVAL. */
-int vfwd_plan_build(struct vfwd_plan *plan, const struct vfwd_pair *pairs, uint16_t nb_pairs,
-		    uint16_t nb_rxq, uint16_t nb_workers);
-/* The pipeline: nb_rx rx lcores share the queues as vfwd_plan_build would;
- * nb_work work lcores follow, work lcore k sending on tx queue k of every
- * port (so nb_txq >= nb_work). Returns 0 or -EINVAL. */
-int vfwd_plan_build_pipeline(struct vfwd_plan *plan, const struct vfwd_pair *pairs,
-			     uint16_t nb_pairs, uint16_t nb_rxq, uint16_t nb_rx, uint16_t nb_work);
+/* Streams and which lcore runs which (vfwd_plan.h). */
+#include "vfwd_plan.h"
 
 /* ---------------------------------------------------------------- worker */
 
@@ -190,9 +153,6 @@ int vfwd_worker_offload_init(struct vfwd_worker *w, struct rte_mempool *pool,
 int vfwd_worker_queues_init(struct vfwd_worker *w, unsigned int backlog, int socket);
 void vfwd_worker_queues_fini(struct vfwd_worker *w);
 void vfwd_worker_offload_fini(struct vfwd_worker *w);
-/* lcore entry point: arg is a struct vfwd_worker. Returns when running = 0,
- * after sending (or dropping) what GRO still held. */
-int vfwd_worker_main(void *arg);
 /* Give a worker new knobs. The worker switches at its next round, between
  * bursts, seeing either the old set or the new one. If the worker is running
  * this waits (bounded by timeout_us) until it has taken the set, so that the
@@ -222,37 +182,5 @@ int vfwd_worker_snapshot(struct vfwd_worker *w, struct vfwd_lcore_stats *snap,
  * (stats_gen odd or changed during the copy). Returns 0, or -EAGAIN when
  * a re-init was still under way after about a millisecond. */
 int vfwd_worker_stats_read(const struct vfwd_worker *w, struct vfwd_lcore_stats *out);
-
-/* ------------------------------------------------------------------ pool */
-
-/* Packets a pipeline ring (rx lcore -> work lcore) is created for. */
-#define VFWD_PIPE_RING_SIZE 4096
-/* The longest frame a guest may send: a 64 KiB TSO frame (IP total length
- * 65535) behind an Ethernet header and two VLAN tags. */
-#define VFWD_TSO_FRAME_MAX (65535 + 14 + 2 * 4)
-
-/* What sizes the mbuf pool (vfwd_pool_size). */
-struct vfwd_pool_need {
-	uint16_t nb_ports;       /* ports set up: both ends of every pair */
-	uint16_t nb_rxq, nb_txq; /* queues per port */
-	uint16_t nb_rxd, nb_txd; /* descriptors per queue */
-	unsigned int nb_lcores;  /* EAL lcores, the main one too: each keeps a cache */
-	unsigned int cache_size; /* the pool's per-lcore cache */
-	uint16_t nb_workers;     /* worker lcores */
-	uint16_t nb_streams;     /* pairs x rx queues x 2 directions */
-	uint32_t backlog;        /* the largest backlog ring a worker may get */
-	uint16_t data_room;      /* data bytes per mbuf */
-};
-
-/* Mbufs that the configuration n can hold at once: ports' descriptors,
- * lcore caches, each worker's burst in flight (guest TSO chains and the
- * segments made from them), backlog or pipeline rings, tx holds, GRO held
- * segments. Covers every value the runtime knobs allow, but backlog sizes
- * above n->backlog (see the terms in vfwd_pool.c). Pure. */
-unsigned int vfwd_pool_size(const struct vfwd_pool_need *n);
-/* The pipeline R:W with the most rings (R x W) that nb_workers worker
- * lcores and nb_txq tx queues allow; 0:0 if none. */
-void vfwd_pipe_max(uint16_t nb_workers, uint16_t nb_txq, uint16_t *nb_rx, uint16_t *nb_work);
-
 
 #endif /* VFWD_H */

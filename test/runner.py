@@ -112,7 +112,7 @@ def tail(text, n=3000):
 def newest_source():
     """(mtime, path) of the newest source the builds depend on."""
     best = (0.0, "")
-    tops = [os.path.join(ROOT, d) for d in ("lib", "app", "test/unit", "test/fuzz", "test/peer")]
+    tops = [os.path.join(ROOT, d) for d in ("lib", "app", "gen", "test/unit", "test/fuzz", "test/peer")]
     files = [os.path.join(ROOT, f) for f in ("meson.build", "meson_options.txt")]
     for top in tops:
         for dirpath, _, names in os.walk(top):
@@ -129,7 +129,7 @@ def newest_source():
 def build_binaries(path):
     bins = [os.path.join(path, "app", "dpdk-vfwd")]
     for pat in ("test/unit/test_*", "test/fuzz/fuzz_*", "test/peer/vfwd-testpeer",
-                "app/gen/dpdk-vfwd-gen"):
+                "gen/dpdk-vfwd-gen"):
         bins += glob.glob(os.path.join(path, pat))
     return [b for b in bins if os.path.isfile(b) and os.access(b, os.X_OK)]
 

@@ -23,7 +23,7 @@ BUILD = os.environ.get("VFWD_BUILD", os.path.join(ROOT, "build"))
 # points it at build-asan's); the peer, generator and testpmd stay as above
 VFWD = os.environ.get("VFWD_BIN") or os.path.join(BUILD, "app", "dpdk-vfwd")
 PEER = os.path.join(BUILD, "test", "peer", "vfwd-testpeer")
-GEN = os.path.join(BUILD, "app", "gen", "dpdk-vfwd-gen")
+GEN = os.path.join(BUILD, "gen", "dpdk-vfwd-gen")
 TESTPMD = shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd"
 
 

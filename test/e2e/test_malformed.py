@@ -63,7 +63,7 @@ def good(seq, sport=1000):
 
 
 # (name, frame, what GRO makes of it): at least 20 kinds of trouble. The
-# third field is how vfwd's GRO stage (lib/vfwd_offload.c, gro_classify)
+# third field is how vfwd's GRO stage (lib/offload/vfwd_offload.c, gro_classify)
 # treats the kind, which decides the order the guest sees:
 #   PASS:  no TCP flow (not IPv4/IPv6 TCP as vfwd types it): sent after the
 #          burst's TCP output, in order with the other PASS frames

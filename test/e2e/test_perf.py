@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 
 from vfwdtest import check, ROOT
 
-sys.path.insert(0, os.path.join(ROOT, "test", "perf"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
 import perf  # noqa: E402
 
 

@@ -5,6 +5,7 @@
  */
 #include "check.h"
 #include "vfwd.h"
+#include "vfwd_pool.h"
 
 /* 1 pair, 1 queue, 1 worker lcore beside the main one: the default. */
 static const struct vfwd_pool_need one_worker = {

@@ -4,6 +4,7 @@
  * once, counted once here (pure arithmetic, unit-tested without EAL).
  */
 #include "vfwd.h"
+#include "vfwd_pool.h"
 
 void
 vfwd_pipe_max(uint16_t nb_workers, uint16_t nb_txq, uint16_t *nb_rx, uint16_t *nb_work)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * dpdk-vfwd-gen: options and report (the data path is lib/gen/).
+ * dpdk-vfwd-gen: options and report (the data path: vfwd_gen.h, gen_run.c).
  */
 #ifndef VFWD_GEN_APP_H
 #define VFWD_GEN_APP_H

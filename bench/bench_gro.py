@@ -12,7 +12,7 @@ merge).
 For each cell: segments/s delivered to the guest (payload bytes / MSS),
 Gbit/s of payload, segments/s taken from the wire, packets/s into the
 vring, vfwd's busy cycles per segment taken, and drops. Medians of
-interleaved rounds. Usage: test/perf/bench_gro.py [--rounds 3] [--secs 6]
+interleaved rounds. Usage: bench/bench_gro.py [--rounds 3] [--secs 6]
 """
 
 import argparse
@@ -21,7 +21,7 @@ import statistics
 import struct
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test"))
 from vfwdtest import Env, check, inet_csum  # noqa: E402
 
 MSS = 1448

@@ -20,7 +20,7 @@ pipeline's work lcore shares CPU 0 with the peer, say so in the results):
 
 Cells run interleaved, --rounds times; medians (min-max) of per-second
 figures, the first two seconds dropped.
-Usage: test/perf/bench_modes.py [--rounds 3] [--secs 6] [--seeds 000,001,002,003]
+Usage: bench/bench_modes.py [--rounds 3] [--secs 6] [--seeds 000,001,002,003]
 Run alone: it needs both CPUs of this machine to itself.
 """
 
@@ -31,7 +31,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "test"))
 sys.path.insert(0, HERE)
 from vfwdtest import Env, check, thread_cpu_ticks  # noqa: E402
 from bench_gro import write_pcap, MSS, HDRS  # noqa: E402

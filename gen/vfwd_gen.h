@@ -2,7 +2,8 @@
  *
  * dpdk-vfwd-gen's data path: the frames it sends, the checks it makes on
  * what comes back, and the lcore loops that do both. No printing, no
- * options: app/gen/ parses, reports and owns the process.
+ * options: gen_main.c, gen_options.c and gen_report.c parse, report and
+ * own the process.
  *
  * Frames (IPv4, the 198.18.0.0/15 benchmark range: VM side .18.0.1, wire
  * side .19.0.1; or IPv6, 2001:2::12:1 and 2001:2::13:1; untagged or on one
@@ -56,7 +57,7 @@ gen_dst_side(enum gen_dir d)
 extern const char *const gen_dir_keys[GEN_DIR_COUNT];
 extern const char *const gen_profile_names[];
 
-/* ---- frames (lib/gen/gen_pkt.c) ---- */
+/* ---- frames (gen_pkt.c) ---- */
 
 /* header sizes of the plain shape (untagged IPv4, TCP without options);
  * gen_hdrs_udp() / gen_hdrs_tcp() give them for any shape */
@@ -155,7 +156,7 @@ enum gen_verdict gen_parse_tcp(const uint8_t *frame, uint32_t len, uint32_t mss,
 			       enum gen_csum_hint l4_hint,
 			       struct gen_rx_frame *out);
 
-/* ---- following a flow's units (lib/gen/gen_track.c) ---- */
+/* ---- following a flow's units (gen_track.c) ---- */
 
 #define GEN_TRACK_WINDOW 1024u /* units a late one may be behind and still be told from a duplicate */
 
@@ -182,7 +183,7 @@ void gen_hist_merge(struct gen_hist *into, const struct gen_hist *h);
 /* the value at quantile q (0..1): the middle of its bucket, within min..max */
 uint64_t gen_hist_quantile(const struct gen_hist *h, double q);
 
-/* ---- the run (lib/gen/gen_run.c) ---- */
+/* ---- the run (gen_run.c) ---- */
 
 #define GEN_NONE UINT64_MAX
 

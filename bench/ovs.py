@@ -133,7 +133,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test"))
 from vfwdtest import Proc, TestFailure  # noqa: E402
 
 VSWITCHD = os.environ.get("VFWD_OVS_VSWITCHD",
@@ -151,7 +151,7 @@ VH_PORT, WIRE_PORT = 1, 2   # OpenFlow port numbers (ofport_request)
 
 _SHIM_C = r"""
 /* LD_PRELOAD for ovs-vswitchd: net_memif ports report one tx queue, so
- * OVS sends on queue 0 from every thread (see test/perf/ovs.py). */
+ * OVS sends on queue 0 from every thread (see bench/ovs.py). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <string.h>

@@ -18,7 +18,7 @@ cycles per packet forwarded and busy % per polling lcore (vfwd: telemetry;
 testpmd: --record-core-cycles over the whole run; OVS: pmd-stats-show),
 and the polling threads' CPU % from /proc.
 
-Usage: test/perf/perf.py [--scenarios 000,001,...|all] [--secs 2] [--rounds 3]
+Usage: bench/perf.py [--scenarios 000,001,...|all] [--secs 2] [--rounds 3]
                          [--out DIR] [--no-baselines] [--list]
 Short cells (the default) run the shipped set in under 20 minutes on a
 2-CPU machine; use --secs 10 --rounds 5 on real hardware. Run alone: it
@@ -42,7 +42,7 @@ import time
 import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "test"))
 sys.path.insert(0, HERE)
 import vfwdtest  # noqa: E402
 from vfwdtest import Env, TestFailure, check, gen_topology, ncpus, thread_cpu_ticks  # noqa: E402
@@ -449,7 +449,7 @@ def markdown(scens, cellmap, agg, args, notes):
     lines = ["# dpdk-vfwd perf runs", "",
              "Machine: %s. Cells of %g s, %d rounds interleaved; median (min-max) of the rounds."
              % (args.machine, args.secs, args.rounds),
-             "Reproduce: `%s`" % " ".join(["test/perf/perf.py"] + args.argv), ""]
+             "Reproduce: `%s`" % " ".join(["bench/perf.py"] + args.argv), ""]
     for s in scens:
         sid = s["id"]
         mets = cell_metrics(s)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * dpdk-vfwd-gen: a traffic generator and checker for forwarders between
- * VMs and the wire. See gen_options.c for the command line, lib/gen/ for
+ * VMs and the wire. See gen_options.c for the command line, gen_run.c and vfwd_gen.h for
  * what it sends and checks.
  */
 #include <errno.h>

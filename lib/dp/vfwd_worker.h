@@ -97,6 +97,9 @@ struct vfwd_worker {
 	struct vfwd_lcore_stats stats_snap; /* see clear_req */
 } __rte_cache_aligned;
 
+/* lcore entry point: arg is a struct vfwd_worker. Returns when running = 0,
+ * after sending (or dropping) what GRO still held. */
+int vfwd_worker_main(void *arg);
 /* One round over all streams: what vfwd_worker_main loops on. Exposed for
  * tests that drive the data path without launching lcores. Returns packets
  * received. */

@@ -17,7 +17,7 @@ the ratio vfwd/testpmd.
 cycles/pkt (wall) = TSC Hz / pps: what one 100%-polling core pays per
 packet, comparable across both. vfwd's own busy cycles/pkt is shown too.
 
-Usage: test/perf/bench_io.py [--rounds 5] [--secs 6] [--json FILE] [--base BIN]
+Usage: bench/bench_io.py [--rounds 5] [--secs 6] [--json FILE] [--base BIN]
 --base: a second dpdk-vfwd binary (e.g. built at an older commit) run in
 the same rotation, so that a change's cost is measured side by side.
 Run alone: it needs both CPUs of this machine to itself.
@@ -32,7 +32,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test"))
 import vfwdtest  # noqa: E402
 from vfwdtest import TESTPMD, VFWD, Env, check  # noqa: E402
 
