@@ -17,7 +17,8 @@ the ratio vfwd/testpmd.
 cycles/pkt (wall) = TSC Hz / pps: what one 100%-polling core pays per
 packet, comparable across both. vfwd's own busy cycles/pkt is shown too.
 
-Usage: bench/bench_io.py [--rounds 5] [--secs 6] [--json FILE] [--base BIN]
+Usage: bench/bench_io.py [--rounds 5] [--secs 6] [--size 64] [--json FILE] [--base BIN]
+--size: frame length without FCS (1514: a full 1518-byte Ethernet frame).
 --base: a second dpdk-vfwd binary (e.g. built at an older commit) run in
 the same rotation, so that a change's cost is measured side by side.
 Run alone: it needs both CPUs of this machine to itself.
@@ -39,8 +40,12 @@ from vfwdtest import TESTPMD, VFWD, Env, check  # noqa: E402
 DIRS = ("vm_to_wire", "wire_to_vm")
 
 
+SIZE = 64  # --size
+
+
 def forwarder_vdevs(direction, sock):
-    wire = "net_null0,no-rx=1" if direction == "vm_to_wire" else "net_null0,size=64,copy=0"
+    wire = ("net_null0,no-rx=1" if direction == "vm_to_wire"
+            else "net_null0,size=%d,copy=0" % SIZE)
     return ["net_vhost0,iface=%s" % sock, wire]
 
 
@@ -48,7 +53,7 @@ def start_peer(env, direction, sock, secs):
     mode = "txonly" if direction == "vm_to_wire" else "rxonly"
     return env.testpmd(["net_virtio_user0,path=" + sock],
                        ["--forward-mode=" + mode, "--nb-cores=1", "--burst=32",
-                        "--txpkts=64", "--stats-period", "1"],
+                        "--txpkts=%d" % SIZE, "--stats-period", "1"],
                        lcores="0@0,1@0", name="peer-" + mode)
 
 
@@ -110,7 +115,10 @@ def main():
     ap.add_argument("--vfwd-args", default="", help="extra options for dpdk-vfwd")
     ap.add_argument("--dirs", default=",".join(DIRS), help="directions to run")
     ap.add_argument("--base", help="another dpdk-vfwd binary to run beside this one")
+    ap.add_argument("--size", type=int, default=64, help="frame length (no FCS), 60..1514")
     a = ap.parse_args()
+    global SIZE
+    SIZE = a.size
     if len(os.sched_getaffinity(0)) < 2:
         print("warning: fewer than 2 CPUs: forwarder and peer share a CPU", file=sys.stderr)
 
@@ -142,8 +150,8 @@ def main():
                                                          res[direction][who][-1] / 1e6),
                       file=sys.stderr, flush=True)
 
-    print("\n64-byte packets, burst 32, 1 worker lcore, %d interleaved rounds of %ds%s%s"
-          % (a.rounds, a.secs, ", vfwd " + a.vfwd_args if a.vfwd_args else "",
+    print("\n%d-byte packets, burst 32, 1 worker lcore, %d interleaved rounds of %ds%s%s"
+          % (SIZE, a.rounds, a.secs, ", vfwd " + a.vfwd_args if a.vfwd_args else "",
              ", base " + a.base if a.base else ""))
     print("| direction | forwarder | Mpps median (min-max) | wall cycles/pkt | "
           "busy cycles/pkt sent | Mpps vfwd/testpmd |")
@@ -162,9 +170,24 @@ def main():
             print("| %s | %s | %.3f (%.3f-%.3f) | %.0f | %.0f | %s |"
                   % (d.replace("_to_", "->"), who, statistics.median(xs) / 1e6, min(xs) / 1e6,
                      max(xs) / 1e6, tsc_hz / statistics.median(xs), statistics.median(cyc), r))
+    # busy cycles per packet: each round's pair (same phase of the
+    # machine's drift) and each side's best run
+    print("\n| direction | pair | busy cycles/pkt: median of pairwise ratios (min-max) | "
+          "ratio of best runs |")
+    print("|---|---|---|---|")
+    pairs = [("vfwd", "testpmd")] + ([("vfwd", "base")] if a.base else [])
+    for d in dirs:
+        for x, y in pairs:
+            xs, ys = res[d][x + "_busy_cyc"], res[d][y + "_busy_cyc"]
+            rs = [p / q for p, q in zip(xs, ys) if q]
+            if rs:
+                print("| %s | %s/%s | %.3f (%.3f-%.3f) | %.3f |"
+                      % (d.replace("_to_", "->"), x, y, statistics.median(rs), min(rs), max(rs),
+                         min(xs) / min(ys)))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"tsc_hz": tsc_hz, "rounds": a.rounds, "secs": a.secs, "results": res}, f,
+            json.dump({"tsc_hz": tsc_hz, "rounds": a.rounds, "secs": a.secs, "size": SIZE,
+                       "results": res}, f,
                       indent=1)
     return 0
 

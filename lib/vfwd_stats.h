@@ -44,8 +44,9 @@
 	X(RING, ring, "pipeline: the ring to the work lcore was full")                \
 	X(OVERSIZE, oversize, "a frame (not TSO) longer than the wire's MTU")
 
-/* Per lcore and direction. Two lists because drops[] sits between them in
- * the struct, and the layout stays as the data path knows it. */
+/* Per lcore and direction; the first list per stream too. Two lists
+ * because drops[] sits between them in the struct, and the layout stays
+ * as the data path knows it. */
 #define VFWD_DIR_TRAFFIC_COUNTERS(X)                                                  \
 	X(rx_pkts, VFWD_SHOW_ALL, "packets received")                                 \
 	X(rx_bytes, VFWD_SHOW_ALL, "bytes received")                                  \
@@ -54,8 +55,7 @@
 /* offloads: GRO toward the VM, TSO/GSO and checksums toward the wire;
  * then tx batching: sends and why they went (full, timer, rx ran empty) */
 #define VFWD_DIR_DETAIL_COUNTERS(X)                                                   \
-	X(gro_in, VFWD_SHOW_JSON, "segments given to GRO")                            \
-	X(gro_out, VFWD_SHOW_JSON, "packets that came out of GRO")                    \
+	VFWD_GRO_IN_OUT_COUNTERS(X)                                                   \
 	X(gro_merged, VFWD_SHOW_JSON, "GRO packets that merged segments (GSO frames)") \
 	X(gro_flushes, VFWD_SHOW_JSON, "heavy GRO: flushes of held segments")         \
 	X(gro_bypassed, VFWD_SHOW_JSON, "packets passed without GRO: nothing was merging") \
@@ -71,6 +71,11 @@
 	VFWD_HELD_COUNTERS(X)
 #define VFWD_DIR_COUNTERS(X) VFWD_DIR_TRAFFIC_COUNTERS(X) VFWD_DIR_DETAIL_COUNTERS(X)
 
+/* Shared by the direction's counters and the stream's. */
+#define VFWD_GRO_IN_OUT_COUNTERS(X)                                                   \
+	X(gro_in, VFWD_SHOW_JSON, "segments given to GRO")                            \
+	X(gro_out, VFWD_SHOW_JSON, "packets that came out of GRO")
+
 /* What waits in a tx hold, the backlog or a pipeline ring: held_in -
  * held_out, counted as it goes in and out, so that a snapshot is exact
  * without sending what waits (out_expected takes it off). */
@@ -81,13 +86,9 @@
 /* Per stream: the eight every burst touches on one cache line, then the
  * held counters on the next, touched only by the modes that hold. */
 #define VFWD_STREAM_COUNTERS(X)                                                       \
-	X(rx_pkts, VFWD_SHOW_ALL, "packets received")                                 \
-	X(rx_bytes, VFWD_SHOW_ALL, "bytes received")                                  \
-	X(tx_pkts, VFWD_SHOW_ALL, "packets sent")                                     \
-	X(tx_bytes, VFWD_SHOW_ALL, "bytes sent")                                      \
+	VFWD_DIR_TRAFFIC_COUNTERS(X)                                                  \
 	X(drops, VFWD_SHOW_ALL, "packets dropped, every cause (as the dir's drops[])") \
-	X(gro_in, VFWD_SHOW_JSON, "segments given to GRO")                            \
-	X(gro_out, VFWD_SHOW_JSON, "packets that came out of GRO")                    \
+	VFWD_GRO_IN_OUT_COUNTERS(X)                                                   \
 	X(segs_added, VFWD_SHOW_JSON, "software segmentation: segments made less frames cut") \
 	VFWD_HELD_COUNTERS(X)
 

@@ -21,6 +21,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_pause.h>
 #include <rte_ring.h>
 #include <rte_tcp.h>
 #include <rte_udp.h>
@@ -780,6 +781,75 @@ snapshot_leaves_holds_alone(void)
 	worker_teardown(2);
 }
 
+static void *
+run_worker(void *arg)
+{
+	(void)arg;
+	vfwd_worker_main(worker);
+	return NULL;
+}
+
+static uint64_t
+rx_seen(void)
+{
+	return __atomic_load_n(&worker->stats.dir[VFWD_DIR_VM_TO_WIRE].rx_pkts, __ATOMIC_RELAXED);
+}
+
+/* A worker running on a thread of its own (vfwd_worker_main, as on an
+ * lcore) while control publishes knob sets and takes snapshots under it:
+ * each publish returns once the worker took the set, between bursts (no
+ * burst above 8 after burst 8 was taken), every snapshot is accounted
+ * (in = out + drops + what waits), and after the stop every frame is out. */
+static void
+running_worker_takes_knobs_and_snapshots(void)
+{
+	static const uint8_t dirs[] = {VFWD_DIR_VM_TO_WIRE};
+	const struct vfwd_dir_stats *d = &worker->stats.dir[VFWD_DIR_VM_TO_WIRE];
+	struct vfwd_knobs k = lean_knobs();
+	struct vfwd_lcore_stats before, snap;
+	unsigned int fed = 0, out = 0, late = 0, published = 0, accounted_snaps = 0;
+	pthread_t t;
+
+	worker_setup(1, dirs, &k, 256);
+	worker->running = 1;
+	start_beside(&t, run_worker);
+	for (unsigned int step = 0; step < 40; step++) {
+		struct vfwd_knobs next = lean_knobs();
+		bool small = step % 2 == 0;
+		uint64_t end;
+
+		if (small) {
+			next.burst = 8;
+			next.tx_batch = 16;
+			next.tx_flush_us = 100;
+		}
+		published += vfwd_worker_publish(worker, &next, 1000000) == 0;
+		CHECK(vfwd_worker_snapshot(worker, &before, 1000000) == 0);
+		feed_udp(0, 64);
+		fed += 64;
+		end = rte_rdtsc() + us_to_tsc(1000000);
+		while (rx_seen() < fed && rte_rdtsc() < end)
+			rte_pause();
+		CHECK(vfwd_worker_snapshot(worker, &snap, 1000000) == 0);
+		accounted_snaps += accounted(&snap);
+		for (unsigned int n = 9; small && n <= VFWD_MAX_BURST; n++)
+			late += snap.dir[VFWD_DIR_VM_TO_WIRE].rx_burst_hist[n] !=
+				before.dir[VFWD_DIR_VM_TO_WIRE].rx_burst_hist[n];
+		out += drain_tx(0, NULL);
+	}
+	worker->running = 0;
+	pthread_join(t, NULL);
+	out += drain_tx(0, NULL);
+	printf("# %u fed, %u out; %u of 40 sets taken at once, %u of 40 snapshots accounted, "
+	       "%u bursts above 8 after burst 8; held %lu in, %lu out\n", fed, out, published,
+	       accounted_snaps, late, (unsigned long)d->held_in, (unsigned long)d->held_out);
+	CHECK(published == 40 && accounted_snaps == 40 && late == 0);
+	CHECK(d->rx_pkts == fed && d->tx_pkts == out && out == fed);
+	CHECK(d->held_in > 0 && d->held_in == d->held_out);
+	CHECK(accounted(&worker->stats));
+	worker_teardown(1);
+}
+
 /* The default knobs (poll, direct delivery, no tx batching): the worker
  * takes the lean round once nothing it would not send is held. */
 static struct vfwd_knobs
@@ -995,6 +1065,7 @@ main(int argc, char **argv)
 	RUN(stats_read_retries_during_reinit);
 	RUN(lean_round_after_a_hold_keeps_order);
 	RUN(snapshot_leaves_holds_alone);
+	RUN(running_worker_takes_knobs_and_snapshots);
 	RUN(gated_port_waits_for_its_link);
 	RUN(no_mbuf_leaked);
 
