@@ -280,12 +280,7 @@ burst_len_prep(const struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, 
 	bool p = false;
 
 	if (prep != NULL && w->streams[i].s.dir == VFWD_DIR_VM_TO_WIRE) {
-		const struct vfwd_wire_tx *wtx = &w->streams[i].off.wire_tx;
-
-		for (uint16_t j = 0; j < n; j++) {
-			bytes += rte_pktmbuf_pkt_len(pkts[j]);
-			p |= vfwd_wire_needs_prep(wtx, pkts[j]);
-		}
+		p = vfwd_wire_burst_needs_prep(&w->streams[i].off.wire_tx, pkts, n, &bytes);
 	} else {
 		bytes = sum_pkt_len(pkts, n);
 	}

@@ -1609,6 +1609,76 @@ tso_offload_flags(void)
 	no_leak();
 }
 
+/* The rule vfwd_wire_burst_needs_prep folds into one walk, as written
+ * before it: offloads to finish, longer than the wire, a chain the port
+ * cannot take. */
+static bool
+prep_rule(const struct vfwd_wire_tx *w, const struct rte_mbuf *m)
+{
+	return (m->ol_flags & RTE_MBUF_F_RX_LRO) ||
+	       (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_NONE ||
+	       rte_pktmbuf_pkt_len(m) > w->max_frame || (!w->multi_seg && m->nb_segs > 1);
+}
+
+/* Every combination of LRO, the four L4 checksum states, lengths about
+ * max_frame, one or two segments and ports with and without MULTI_SEGS:
+ * the burst walk says what the rule says of each packet, of bursts the OR
+ * of their packets, and sums their lengths. */
+static void
+burst_prep_is_the_per_packet_rule(void)
+{
+	static const uint64_t l4[] = {RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN, RTE_MBUF_F_RX_L4_CKSUM_BAD,
+				      RTE_MBUF_F_RX_L4_CKSUM_GOOD, RTE_MBUF_F_RX_L4_CKSUM_NONE};
+	static const uint16_t lens[] = {60, 1513, 1514, 1515};
+	static uint8_t f[2048];
+	struct rte_mbuf *pkts[64];
+	unsigned int n = 0, agree = 0, bursts_agree = 0, bursts = 0;
+
+	for (unsigned int lro = 0; lro < 2; lro++)
+		for (unsigned int c = 0; c < RTE_DIM(l4); c++)
+			for (unsigned int l = 0; l < RTE_DIM(lens); l++)
+				for (unsigned int segs = 1; segs <= 2; segs++) {
+					struct rte_mbuf *m = pool_pkt(f, (uint16_t)(lens[l] - (segs - 1) * 30));
+
+					if (segs == 2)
+						RTE_VERIFY(rte_pktmbuf_chain(m, pool_pkt(f, 30)) == 0);
+					m->ol_flags = (lro ? RTE_MBUF_F_RX_LRO : 0) | l4[c] |
+						      RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+					pkts[n++] = m;
+				}
+	for (int multi = 0; multi < 2; multi++) {
+		struct vfwd_wire_tx w = wire(false, false);
+
+		w.max_frame = 1514;
+		w.multi_seg = multi;
+		for (unsigned int i = 0; i < n; i++) {
+			uint64_t bytes;
+			bool p = vfwd_wire_burst_needs_prep(&w, &pkts[i], 1, &bytes);
+
+			agree += p == prep_rule(&w, pkts[i]) && bytes == pkts[i]->pkt_len;
+		}
+		/* bursts of every length from every start */
+		for (unsigned int s = 0; s < n; s += 3)
+			for (unsigned int len = 1; s + len <= n; len += 5) {
+				uint64_t bytes, want_bytes = 0;
+				bool want = false;
+
+				for (unsigned int i = s; i < s + len; i++) {
+					want |= prep_rule(&w, pkts[i]);
+					want_bytes += pkts[i]->pkt_len;
+				}
+				bursts++;
+				bursts_agree += vfwd_wire_burst_needs_prep(&w, &pkts[s], (uint16_t)len,
+									  &bytes) == want &&
+						bytes == want_bytes;
+			}
+	}
+	printf("# %u of %u packets and %u of %u bursts as the rule says\n", agree, 2 * n,
+	       bursts_agree, bursts);
+	CHECK(agree == 2 * n && bursts_agree == bursts);
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
 /* A port without MULTI_SEGS gets single direct mbufs only: chained plain
  * frames, small "TSO" frames and every segment flattened, bytes equal;
  * what cannot fit one mbuf, or finds none, dropped by cause. */
@@ -1872,6 +1942,7 @@ main(int argc, char **argv)
 	RUN(tso_cut_in_software);
 	RUN(partial_checksums_tagged_ipv6);
 	RUN(tso_offload_flags);
+	RUN(burst_prep_is_the_per_packet_rule);
 	RUN(single_segment_port);
 	RUN(segmentation_out_of_mbufs);
 	RUN(gro_gso_size_is_mss);
