@@ -292,9 +292,10 @@ burst_len_prep(const struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, 
 /* Stream i's next burst, counted; prep as burst_len_prep(). */
 static inline uint16_t
 receive(const struct vfwd_worker *w, uint16_t i, uint16_t want, struct rte_mbuf **pkts,
-	uint64_t *bytes, bool *prep, struct vfwd_dir_stats *d, struct vfwd_stream_stats *ss)
+	uint64_t *bytes, bool *prep, struct vfwd_dir_stats *d)
 {
 	const struct vfwd_stream *s = &w->streams[i].s;
+	struct vfwd_stream_stats *ss = w->streams[i].stats;
 	uint16_t nb_rx = 0;
 
 	if (likely(vfwd_port_callable(s->rx_port, &w->port_state[s->rx_port])))
@@ -443,17 +444,19 @@ backlog_put(struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, uint16_t 
 	}
 }
 
-/* Packets tagged with their stream (mbuf hash.usr) by the backlog or a
- * pipeline ring: each run of one stream processed as a burst. Returns what
- * GRO sent on from its held packets. */
+/* Packets taken off the backlog (from_backlog) or a pipeline ring, tagged
+ * with their stream (mbuf hash.usr): each run of one stream counted out of
+ * the hold and processed as a burst. Returns what GRO sent on from its
+ * held packets. */
 static inline uint32_t
 process_tagged(struct vfwd_worker *w, const struct vfwd_knobs *k, struct rte_mbuf **pkts,
-	       unsigned int n, uint64_t now)
+	       unsigned int n, bool from_backlog, uint64_t now)
 {
 	uint32_t moved = 0;
 
 	for (unsigned int start = 0; start < n;) {
 		uint16_t i = (uint16_t)pkts[start]->hash.usr;
+		struct vfwd_worker_stream *ws = &w->streams[i];
 		unsigned int end = start + 1;
 		/* GRO may hand back more than the run: room for that */
 		struct rte_mbuf *run[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
@@ -463,6 +466,9 @@ process_tagged(struct vfwd_worker *w, const struct vfwd_knobs *k, struct rte_mbu
 		uint64_t bytes;
 		bool prep;
 
+		held_out(ws, &w->stats.dir[ws->s.dir], end - start);
+		if (from_backlog)
+			ws->backlog_pending -= end - start;
 		memcpy(run, pkts + start, (end - start) * sizeof(run[0]));
 		bytes = burst_len_prep(w, i, run, (uint16_t)(end - start), &prep);
 		moved += process(w, i, k, run, end - start, bytes, prep, now);
@@ -484,13 +490,7 @@ backlog_drain(struct vfwd_worker *w, const struct vfwd_knobs *k, unsigned int qu
 						RTE_MIN(quota, (unsigned int)VFWD_MAX_BURST), NULL);
 
 	w->stats.backlog_deq += n;
-	for (unsigned int j = 0; j < n; j++) {
-		struct vfwd_worker_stream *ws = &w->streams[pkts[j]->hash.usr];
-
-		ws->backlog_pending--;
-		held_out(ws, &w->stats.dir[ws->s.dir], 1);
-	}
-	*moved += n + process_tagged(w, k, pkts, n, now);
+	*moved += n + process_tagged(w, k, pkts, n, true, now);
 	return n;
 }
 
@@ -613,7 +613,7 @@ pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
 		uint8_t ring_of[VFWD_MAX_BURST];
 		uint64_t bytes;
 		/* no prep flags: the work lcore looks at them when it processes */
-		uint16_t n = receive(w, i, k->burst, pkts, &bytes, NULL, d, ss);
+		uint16_t n = receive(w, i, k->burst, pkts, &bytes, NULL, d);
 
 		nb += n;
 		for (uint16_t j = 0; j < n; j++)
@@ -660,12 +660,7 @@ pipe_work_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 		unsigned int n = rte_ring_dequeue_burst(w->rings[r], (void **)pkts, k->burst, NULL);
 
 		w->stats.ring_deq += n;
-		for (unsigned int j = 0; j < n; j++) {
-			struct vfwd_worker_stream *ws = &w->streams[pkts[j]->hash.usr];
-
-			held_out(ws, &w->stats.dir[ws->s.dir], 1);
-		}
-		nb += n + process_tagged(w, k, pkts, n, now);
+		nb += n + process_tagged(w, k, pkts, n, false, now);
 		w->since_gro_flush += n;
 	}
 	if (nb == 0 || w->since_gro_flush >= 64) {
@@ -694,7 +689,6 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 {
 	const struct vfwd_stream *s = &w->streams[i].s;
 	struct vfwd_dir_stats *d = &w->stats.dir[s->dir];
-	struct vfwd_stream_stats *ss = w->streams[i].stats;
 	bool vhost_rx = w->port_state[s->rx_port].is_vhost;
 	uint32_t limit = k->rx_mode == VFWD_RX_POLL ? k->burst : k->napi_weight;
 	uint32_t taken = 0, moved = 0;
@@ -709,7 +703,7 @@ visit(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t no
 		uint16_t want = (uint16_t)RTE_MIN((uint32_t)k->burst, limit - taken);
 		uint64_t bytes;
 		bool prep;
-		uint16_t n = receive(w, i, want, pkts, &bytes, &prep, d, ss);
+		uint16_t n = receive(w, i, want, pkts, &bytes, &prep, d);
 
 		taken += n;
 		taken_bytes += bytes;
@@ -766,7 +760,7 @@ lean_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 		struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
 		uint64_t bytes;
 		bool prep;
-		uint16_t n = receive(w, i, k->burst, pkts, &bytes, &prep, d, w->streams[i].stats);
+		uint16_t n = receive(w, i, k->burst, pkts, &bytes, &prep, d);
 
 		nb += n;
 		if (n || (s->dir == VFWD_DIR_WIRE_TO_VM && w->streams[i].off.gro.may_hold))
@@ -994,10 +988,7 @@ drain_all(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
 		if (s->dir == VFWD_DIR_WIRE_TO_VM)
 			while (vfwd_gro_held(&w->streams[i].off.gro))
 				flush_held(w, i, knobs, true, now, d);
-		if (w->streams[i].hold != NULL && w->streams[i].hold->n) {
-			d->tx_flush_empty++;
-			hold_flush(w, &w->streams[i], knobs, d);
-		}
+		hold_check(w, i, knobs, true, now, d); /* as if rx ran empty */
 	}
 }
 
