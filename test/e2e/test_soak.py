@@ -45,7 +45,8 @@ FLIPS = ["set burst 8", "set burst 32", "set burst 64", "set gro on", "set gro o
 
 RATE = 100000        # frames/s each way
 GUEST_SECS = 2.5     # a clean guest's --duration
-GUEST_RING = 256     # the guest's virtio ring (queue_size)
+GUEST_RING = 1024    # the guest's virtio ring (queue_size): ~10 ms at RATE, so a guest
+                     # process descheduled for a few ms (it shares CPU 0) does not overflow it
 # drops other than peer-down, of what vfwd received, per direction: see
 # doc/reliability.md for what was measured
 DROP_BOUND = 0.01
