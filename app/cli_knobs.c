@@ -57,22 +57,24 @@ static void
 cmd_set_gro_sub(void *res, __rte_unused struct cmdline *cl, void *data)
 {
 	struct cmd_set_sub *r = res;
-	const char *knob = strcmp(r->sub, "mode") == 0	   ? "gro-mode"
-			   : strcmp(r->sub, "flush") == 0 ? "gro-flush-us"
-							  : "gro-flows";
+	const char *knob = strcmp(r->sub, "mode") == 0	    ? "gro-mode"
+			   : strcmp(r->sub, "flush") == 0  ? "gro-flush-us"
+			   : strcmp(r->sub, "engine") == 0 ? "gro-engine"
+			   : strcmp(r->sub, "policy") == 0 ? "gro-flush-policy"
+							   : "gro-flows";
 
 	set_knob(data, knob, r->value);
 }
 
 static cmdline_parse_token_string_t tok_gs_set = TOKEN_STRING_INITIALIZER(struct cmd_set_sub, set, "set");
 static cmdline_parse_token_string_t tok_gs_gro = TOKEN_STRING_INITIALIZER(struct cmd_set_sub, knob, "gro");
-static cmdline_parse_token_string_t tok_gs_sub = TOKEN_STRING_INITIALIZER(struct cmd_set_sub, sub, "mode#flush#flows");
+static cmdline_parse_token_string_t tok_gs_sub = TOKEN_STRING_INITIALIZER(struct cmd_set_sub, sub, "mode#flush#flows#engine#policy");
 static cmdline_parse_token_string_t tok_gs_value = TOKEN_STRING_INITIALIZER(struct cmd_set_sub, value, NULL);
 
 static cmdline_parse_inst_t inst_set_gro_sub = {
 	.f = cmd_set_gro_sub,
-	.help_str = "set gro mode|flush|flows <value>: the same as set gro-mode|gro-flush-us|"
-		    "gro-flows",
+	.help_str = "set gro mode|flush|flows|engine|policy <value>: the same as set "
+		    "gro-mode|gro-flush-us|gro-flows|gro-engine|gro-flush-policy",
 	.tokens = {(void *)&tok_gs_set, (void *)&tok_gs_gro, (void *)&tok_gs_sub,
 		   (void *)&tok_gs_value, NULL},
 };

@@ -60,6 +60,8 @@ parse_word(const char *s, const char *const *words)
 
 static const char *const on_off[] = {"off", "on", NULL};
 static const char *const gro_modes[] = {"light", "heavy", NULL};
+static const char *const gro_engines[] = {"vfwd", "dpdk", NULL};
+static const char *const gro_flushes[] = {"complete", "timeout", NULL};
 static const char *const formats[] = {"text", "json", NULL};
 static const char *const rx_modes[] = {"poll", "napi", "adaptive", NULL};
 static const char *const delivers[] = {"direct", "deferred", NULL};
@@ -111,6 +113,8 @@ WORD_KNOB(gro, knobs.gro.enabled, on_off, bool)
 WORD_KNOB(rx_mode, knobs.rx_mode, rx_modes, enum vfwd_rx_mode)
 WORD_KNOB(deliver, knobs.deliver, delivers, enum vfwd_deliver)
 WORD_KNOB(gro_mode, knobs.gro.mode, gro_modes, enum vfwd_gro_mode)
+WORD_KNOB(gro_engine, knobs.gro.engine, gro_engines, enum vfwd_gro_engine)
+WORD_KNOB(gro_flush_policy, knobs.gro.flush, gro_flushes, enum vfwd_gro_flush)
 WORD_KNOB(stats_format, stats_format, formats, enum vfwd_stats_format)
 
 static int
@@ -184,13 +188,22 @@ const struct vfwd_knob vfwd_knobs[] = {
 	{"tx-retry", "0..10000", "8", "extra tx attempts, made while the ring still takes packets",
 	 VFWD_APPLY_LIVE, set_tx_retry, get_tx_retry},
 	{"gro", "on|off", "off",
-	 "merge TCP/IPv4 segments toward the VM (sent as GSO to guests that negotiated "
-	 "GUEST_TSO4 + GUEST_CSUM)",
+	 "merge TCP segments toward the VM (sent as GSO to guests that negotiated "
+	 "GUEST_TSO4/6 + GUEST_CSUM)",
 	 VFWD_APPLY_LIVE, set_gro, get_gro, "on"},
 	{"gro-mode", "light|heavy", "light", "light: within a burst; heavy: across bursts",
 	 VFWD_APPLY_LIVE, set_gro_mode, get_gro_mode},
+	{"gro-engine", "vfwd|dpdk", "vfwd",
+	 "vfwd: the kernel's GRO rules (TCP over IPv4/IPv6, VLAN, PSH); dpdk: librte_gro, "
+	 "as dpdk-testpmd",
+	 VFWD_APPLY_LIVE, set_gro_engine, get_gro_engine},
+	{"gro-flush-policy", "complete|timeout", "complete",
+	 "heavy GRO: complete: all held goes when a poll runs the rx queue empty "
+	 "(napi_complete, gro_flush_timeout 0); timeout: held across empty polls "
+	 "until gro-flush-us (gro_flush_timeout + napi_defer_hard_irqs)",
+	 VFWD_APPLY_LIVE, set_gro_flush_policy, get_gro_flush_policy},
 	{"gro-flush-us", "0..1000000", "50",
-	 "heavy GRO: send what waited this long (us); all of it when the rx queue runs empty",
+	 "heavy GRO: nothing is held longer than this (us)",
 	 VFWD_APPLY_LIVE, set_gro_flush_us, get_gro_flush_us},
 	{"gro-flows", "1..1024", "64",
 	 "flows GRO tracks at once (rebuilds GRO state: workers restart)",

@@ -731,8 +731,10 @@ vfwd_show_port_info(struct vfwd_app *app, int want, bool json)
 		printf("  queues rx %u tx %u\n", info.nb_rx_queues, info.nb_tx_queues);
 		printf("  tx offloads: %s\n", offl);
 		if (st->is_vhost) {
-			printf("  guest takes GSO frames (GUEST_TSO4+GUEST_CSUM): %s\n",
-			       st->guest_gso ? "yes" : "no");
+			printf("  guest takes GSO frames (GUEST_TSO4/6+GUEST_CSUM): %s\n",
+			       st->guest_gso == (VFWD_GRO_KIND_TCP4 | VFWD_GRO_KIND_TCP6) ? "TCPv4, TCPv6"
+			       : st->guest_gso == VFWD_GRO_KIND_TCP4 ? "TCPv4"
+			       : st->guest_gso == VFWD_GRO_KIND_TCP6 ? "TCPv6" : "no");
 			printf("  not offered to the guest: %s%s\n",
 			       st->withheld_features & (1ULL << VFWD_VIRTIO_NET_F_HOST_UFO) ? "HOST_UFO" : "nothing",
 			       st->guest_ufo ? " (but it negotiated HOST_UFO before vfwd could "

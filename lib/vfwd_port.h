@@ -26,8 +26,9 @@ struct rte_mempool;
 struct vfwd_port_state {
 	volatile uint8_t link_up;
 	volatile uint8_t txq_enabled[VFWD_MAX_QUEUES];
-	/* the guest negotiated GUEST_TSO4 and GUEST_CSUM: it takes GSO
-	 * frames (looked up once per connection, on the vhost thread) */
+	/* the GSO frames the guest takes, VFWD_GRO_KIND_TCP4 / TCP6 for
+	 * GUEST_TSO4 / TSO6 with GUEST_CSUM, 0 for none (looked up once per
+	 * connection, on the vhost thread) */
 	volatile uint8_t guest_gso;
 	/* the guest negotiated HOST_UFO although vfwd withdrew it (it
 	 * connected before the withdrawal): its UFO frames are dropped */

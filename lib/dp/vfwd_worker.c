@@ -380,14 +380,18 @@ process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 {
 	const struct vfwd_stream *s = &w->streams[i].s;
 	struct vfwd_gro *gro = &w->streams[i].off.gro;
-	bool gro_on = k->gro.enabled && w->port_state[s->tx_port].guest_gso;
+	uint8_t kinds = w->port_state[s->tx_port].guest_gso;
+	bool gro_on = k->gro.enabled && kinds != 0;
+	bool heavy = k->gro.mode == VFWD_GRO_HEAVY;
 	uint16_t n = nb_rx;
 	uint32_t moved = 0;
 
 	if (unlikely(gro->may_hold && vfwd_gro_held(gro))) {
-		/* held segments never wait for new traffic: the queue ran
-		 * empty, GRO was switched off or away from heavy mode */
-		bool all = nb_rx == 0 || !gro_on || k->gro.mode != VFWD_GRO_HEAVY;
+		/* held segments never wait for new traffic when GRO was
+		 * switched off or away from heavy mode, or (napi_complete)
+		 * the queue ran empty; else what waited gro-flush-us goes */
+		bool all = !gro_on || !heavy ||
+			   (nb_rx == 0 && k->gro.flush == VFWD_GRO_FLUSH_COMPLETE);
 
 		moved = flush_held(w, i, k, all, now, d);
 	}
@@ -395,7 +399,12 @@ process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 		struct vfwd_stream_stats *ss = w->streams[i].stats;
 		uint64_t gro_in = d->gro_in, gro_out = d->gro_out;
 
-		n = vfwd_gro_burst(gro, &k->gro, pkts, nb_rx, now, d);
+		n = vfwd_gro_burst(gro, &k->gro, kinds, pkts, nb_rx, now, d);
+		/* napi_complete_done: a poll that ran the queue empty sends
+		 * all GRO holds (gro_flush_timeout 0) */
+		if (heavy && k->gro.flush == VFWD_GRO_FLUSH_COMPLETE && nb_rx < k->burst &&
+		    gro->may_hold)
+			n += vfwd_gro_flush(gro, 0, now, pkts + n, VFWD_GRO_HOLD_MAX, d);
 		bytes = sum_pkt_len(pkts, n); /* merging changed the headers */
 		ss->gro_in += d->gro_in - gro_in;
 		ss->gro_out += d->gro_out - gro_out;

@@ -45,25 +45,54 @@ enum vfwd_parse vfwd_parse(struct rte_mbuf *m);
 
 enum vfwd_gro_mode { VFWD_GRO_LIGHT, VFWD_GRO_HEAVY };
 
+/* Who merges: vfwd's own engine, which follows the kernel's NAPI GRO
+ * (dev_gro_receive, tcp_gro_receive: TCP over IPv4 and IPv6, tagged or
+ * not, PSH merged as a flow's last segment), or librte_gro, the engine
+ * dpdk-testpmd uses (TCP/IPv4 without tags or PSH). */
+enum vfwd_gro_engine { VFWD_GRO_ENGINE_VFWD, VFWD_GRO_ENGINE_DPDK };
+
+/* When heavy mode sends what it holds, besides the merge rules and the
+ * flush timeout (doc/offloads.md):
+ * COMPLETE: at the end of every poll that ran the rx queue empty (fewer
+ *   packets than the burst), as napi_complete_done() does with
+ *   gro_flush_timeout 0;
+ * TIMEOUT: held across empty polls until gro-flush-us passed, as with
+ *   gro_flush_timeout and napi_defer_hard_irqs set. */
+enum vfwd_gro_flush { VFWD_GRO_FLUSH_COMPLETE, VFWD_GRO_FLUSH_TIMEOUT };
+
+/* What a guest takes as GSO frames (VIRTIO_NET_F_GUEST_TSO4/6, each with
+ * GUEST_CSUM): only those kinds are merged. */
+#define VFWD_GRO_KIND_TCP4 0x1
+#define VFWD_GRO_KIND_TCP6 0x2
+
 #define VFWD_GRO_MAX_FLOWS 1024
 #define VFWD_GRO_ITEMS_PER_FLOW 32
-/* Heavy mode holds at most this many segments (then flushes them all), so
- * that a flush always fits a burst-sized array. */
-#define VFWD_GRO_HOLD_MAX 256
+/* A stream's GRO holds at most this many mbufs (then it sends its oldest
+ * flows), so that what a burst and a flush put out always fits a
+ * burst-sized array plus this, and the pool can be sized for it. */
+#define VFWD_GRO_HOLD_MAX 1024
+/* The largest merged IP datagram: the 16-bit IP length fields. */
+#define VFWD_GRO_MAX_IP_LEN 65535
 
 struct vfwd_gro_conf {
 	bool enabled;
 	uint8_t mode;          /* enum vfwd_gro_mode */
+	uint8_t engine;        /* enum vfwd_gro_engine */
+	uint8_t flush;         /* enum vfwd_gro_flush (heavy mode) */
 	uint16_t max_flows;    /* 1..VFWD_GRO_MAX_FLOWS */
-	uint32_t flush_us;     /* heavy: flush what waited this long */
+	uint32_t flush_us;     /* heavy: send what waited this long */
 };
+
+struct vfwd_gro_table;
 
 /* Per stream toward a VM, owned by the stream's worker. */
 struct vfwd_gro {
-	void *ctx;             /* heavy mode context, NULL when not created */
-	uint16_t ctx_flows;    /* what ctx was created for */
-	uint64_t held_since;   /* TSC of the oldest packet held in ctx */
-	bool may_hold;         /* heavy mode put segments in ctx since it was last empty */
+	struct vfwd_gro_table *table; /* vfwd's engine */
+	void *ctx;             /* librte_gro's heavy mode context */
+	uint16_t ctx_flows;    /* what both were created for */
+	uint64_t held_since;   /* librte_gro: TSC of the oldest packet held in ctx */
+	bool ctx_may_hold;     /* librte_gro heavy mode put segments in ctx since it was last empty */
+	bool may_hold;         /* either engine may hold segments */
 	/* the many-flows bypass: segments in / packets out over a window */
 	uint16_t win_bursts;
 	uint32_t win_in, win_out;
@@ -78,32 +107,30 @@ struct vfwd_gro {
 #define VFWD_GRO_WINDOW 8
 #define VFWD_GRO_BYPASS_BURSTS 256
 
-/* Create the heavy-mode context for conf->max_flows (control plane, before
- * launch; also in light mode, so that the mode can change at runtime).
- * Returns 0 or -ENOMEM. */
+/* Create both engines' state for conf->max_flows (control plane, before
+ * launch; whatever the mode and engine, so that both can change at
+ * runtime). Returns 0 or -ENOMEM. */
 int vfwd_gro_init(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, int socket);
 void vfwd_gro_fini(struct vfwd_gro *g);
 
-/* Merge the TCP/IPv4 segments of pkts[0..n) in place; returns the new
- * count. Merged packets leave as one GSO frame for a virtio guest
- * (TX_TCP_SEG, tso_segsz = the segments' MSS, NEEDS_CSUM via TX_TCP_CKSUM,
- * IPv4 header checksum recomputed). Per flow, order is kept: a TCP segment
- * that cannot merge (PSH, FIN, SYN, options, ...) first sends out what its
- * run merged (heavy mode: everything held). Heavy mode keeps segments
- * across calls; pkts must have room for n + VFWD_GRO_HOLD_MAX. */
-uint16_t vfwd_gro_burst(struct vfwd_gro *g, const struct vfwd_gro_conf *conf,
+/* Merge the TCP segments of pkts[0..n) of the kinds the guest takes
+ * (VFWD_GRO_KIND_*) in place; returns the new count. Merged packets leave
+ * as one GSO frame for a virtio guest (TX_TCP_SEG, tso_segsz = the flow's
+ * MSS, NEEDS_CSUM via TX_TCP_CKSUM with the pseudo-header sum in the TCP
+ * checksum, IPv4 header checksum recomputed). Per flow, order is kept.
+ * Light mode sends everything at the end of the call; heavy mode keeps
+ * segments across calls. pkts must have room for n + VFWD_GRO_HOLD_MAX.
+ * What the other engine held goes out first. */
+uint16_t vfwd_gro_burst(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, uint8_t kinds,
 			struct rte_mbuf **pkts, uint16_t n, uint64_t now,
 			struct vfwd_dir_stats *st);
 
-/* Heavy mode: move what waited longer than timeout_cycles (all of it with
- * 0) to out[0..max). Call on every poll, empty ones too. */
+/* Move what waited at least timeout_cycles (all of it with 0) to
+ * out[0..max), oldest first, from either engine. */
 uint16_t vfwd_gro_flush(struct vfwd_gro *g, uint64_t timeout_cycles, uint64_t now,
 			struct rte_mbuf **out, uint16_t max, struct vfwd_dir_stats *st);
+/* Packets held (a merged run counts one). */
 uint32_t vfwd_gro_held(const struct vfwd_gro *g);
-
-/* Mark a merged TCP/IPv4 packet (chained, lengths set) for a virtio guest
- * as one GSO frame. */
-void vfwd_gro_mark_gso(struct rte_mbuf *m);
 
 /* --------------------------------------------------------- toward wire */
 

@@ -131,16 +131,19 @@ guest_has(uint16_t port, unsigned int bit)
 /* Whether the guest on a vhost port takes GSO frames with partial
  * checksums: the vhost library fills the virtio-net header from the mbuf
  * flags without checking what the guest accepted, so we must. */
-static bool
+/* The GSO frames the guest takes (VFWD_GRO_KIND_*): GUEST_TSO4 / TSO6,
+ * each only with GUEST_CSUM (a GSO frame carries NEEDS_CSUM). */
+static uint8_t
 guest_takes_gso(uint16_t port)
 {
 	int vid = rte_eth_vhost_get_vid_from_port_id(port);
 	uint64_t features;
 
-	if (vid < 0 || rte_vhost_get_negotiated_features(vid, &features) != 0)
-		return false;
-	return (features & (1ULL << VIRTIO_NET_F_GUEST_TSO4)) &&
-	       (features & (1ULL << VIRTIO_NET_F_GUEST_CSUM));
+	if (vid < 0 || rte_vhost_get_negotiated_features(vid, &features) != 0 ||
+	    !(features & (1ULL << VIRTIO_NET_F_GUEST_CSUM)))
+		return 0;
+	return ((features & (1ULL << VIRTIO_NET_F_GUEST_TSO4)) ? VFWD_GRO_KIND_TCP4 : 0) |
+	       ((features & (1ULL << VIRTIO_NET_F_GUEST_TSO6)) ? VFWD_GRO_KIND_TCP6 : 0);
 }
 
 /* vhost thread: the guest connected or went away. */

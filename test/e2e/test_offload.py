@@ -11,8 +11,9 @@ guest (the QEMU guest test is separate):
 
 - Shaped frames (the peer's --vlan, --ipv6, --tcp-ts, dpdk-vfwd-gen's
   shapes): tagged TCP/IPv6 TSO frames with timestamps cut for memif, TCP
-  with timestamps merged toward the VM (the option kept) and tagged
-  TCP/IPv6 passed unmerged, tagged UDP/IPv6 both ways; every byte checked
+  with timestamps merged toward the VM (the option kept), tagged TCP/IPv6
+  merged by vfwd's GRO engine and passed unmerged by librte_gro's, tagged
+  UDP/IPv6 both ways; every byte checked
   by a peer expecting the same shape, and one expecting another tag sees
   every frame as bad.
 
@@ -156,18 +157,32 @@ def test_gro_toward_vm_heavy_timestamps():
     check(got["rx_multi_seg"] > 0 and got["rx_max_len"] > 1514, "no GSO frames: %s" % got)
 
 
-def test_gro_toward_vm_ipv6_vlan_passes_unmerged():
-    """Tagged TCP/IPv6 toward a GSO guest with heavy GRO on: librte_gro
-    (22.11) takes neither a tag nor IPv6, so every segment arrives as sent,
-    checked byte for byte with its tag."""
+def test_gro_toward_vm_ipv6_vlan_passes_unmerged_by_librte_gro():
+    """Tagged TCP/IPv6 toward a GSO guest with librte_gro's heavy GRO on:
+    librte_gro (22.11) takes neither a tag nor IPv6, so every segment
+    arrives as sent, checked byte for byte with its tag."""
     mss = 1500 - IP6 - 20
     got, d = run("wire_to_vm", ["--lro", "--flows", "4", "--ipv6", "--vlan", "7",
                                 "--mss", str(mss)],
-                 ["--gro", "--gro-mode", "heavy", "--gro-flush-us", "20"], 30000)
+                 ["--gro", "--gro-mode", "heavy", "--gro-flush-us", "20", "--gro-engine", "dpdk"],
+                 30000)
     check(d["gro_merged"] == 0 and d["gro_in"] == d["gro_out"], "merged: %s" % d)
     check(got["rx_multi_seg"] == 0 and got["rx_max_len"] == mss + TAG + IP6 + 20,
           "frames not as sent: %s" % got)
     check(got["rx_payload"] == got["rx"] * mss, "segment sizes: %s" % got)
+
+
+def test_gro_toward_vm_ipv6_vlan_merged_by_vfwd_engine():
+    """The same tagged TCP/IPv6 through vfwd's engine: merged into GSO
+    frames (the tag and IPv6 header kept, the peer checks both on every
+    frame), every byte in stream order."""
+    mss = 1500 - IP6 - 20
+    got, d = run("wire_to_vm", ["--lro", "--flows", "4", "--ipv6", "--vlan", "7",
+                                "--mss", str(mss)],
+                 ["--gro", "--gro-mode", "heavy", "--gro-flush-us", "20"], 30000)
+    check(d["gro_merge"] > 4, "merge factor %.2f: %s" % (d["gro_merge"], d))
+    check(got["rx_multi_seg"] > 0 and got["rx_max_len"] > mss + TAG + IP6 + 20,
+          "no GSO frames: %s" % got)
 
 
 def udp_shaped(direction, shape, size, count=50000):

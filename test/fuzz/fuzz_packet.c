@@ -1112,7 +1112,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (g->bypass_left == 0)
 			for (uint16_t i = 0; i < half; i++)
 				gro_in_expected += snaps[i].mergeable;
-		k = vfwd_gro_burst(g, &conf, pkts, half, 1000, &st);
+		k = vfwd_gro_burst(g, &conf, VFWD_GRO_KIND_TCP4 | VFWD_GRO_KIND_TCP6, pkts, half, 1000, &st);
 		INVARIANT("gro-count", nout + k <= RTE_DIM(outs));
 		memcpy(outs + nout, pkts, k * sizeof(pkts[0]));
 		nout += k;
@@ -1121,7 +1121,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (g->bypass_left == 0)
 				for (uint16_t i = half; i < n; i++)
 					gro_in_expected += snaps[i].mergeable;
-			k = vfwd_gro_burst(g, &conf, pkts, n - half, 2000, &st);
+			k = vfwd_gro_burst(g, &conf, VFWD_GRO_KIND_TCP4 | VFWD_GRO_KIND_TCP6, pkts, n - half, 2000, &st);
 			INVARIANT("gro-count", nout + k <= RTE_DIM(outs));
 			memcpy(outs + nout, pkts, k * sizeof(pkts[0]));
 			nout += k;

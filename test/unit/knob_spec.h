@@ -17,7 +17,7 @@
 
 #include "knobs.h"
 
-#define EXPECTED_NB_KNOBS 22
+#define EXPECTED_NB_KNOBS 24
 _Static_assert(VFWD_MAX_PIPE == 16, "the pipeline values below assume 16");
 
 enum spec_kind {
@@ -43,6 +43,8 @@ struct knob_spec {
 
 static const char *const spec_on_off[] = {"off", "on", NULL};
 static const char *const spec_gro_modes[] = {"light", "heavy", NULL};
+static const char *const spec_gro_engines[] = {"vfwd", "dpdk", NULL};
+static const char *const spec_gro_flushes[] = {"complete", "timeout", NULL};
 static const char *const spec_rx_modes[] = {"poll", "napi", "adaptive", NULL};
 static const char *const spec_delivers[] = {"direct", "deferred", NULL};
 static const char *const spec_formats[] = {"text", "json", NULL};
@@ -52,6 +54,8 @@ static const struct knob_spec knob_specs[] = {
 	SPEC_U("tx-retry", VFWD_APPLY_LIVE, knobs.tx_retry, 0, 10000, 8),
 	SPEC_W("gro", VFWD_APPLY_LIVE, knobs.gro.enabled, spec_on_off, 0),
 	SPEC_W("gro-mode", VFWD_APPLY_LIVE, knobs.gro.mode, spec_gro_modes, 0),
+	SPEC_W("gro-engine", VFWD_APPLY_LIVE, knobs.gro.engine, spec_gro_engines, 0),
+	SPEC_W("gro-flush-policy", VFWD_APPLY_LIVE, knobs.gro.flush, spec_gro_flushes, 0),
 	SPEC_U("gro-flush-us", VFWD_APPLY_LIVE, knobs.gro.flush_us, 0, 1000000, 50),
 	SPEC_U("gro-flows", VFWD_APPLY_RESTART, knobs.gro.max_flows, 1, 1024, 64),
 	SPEC_W("rx-mode", VFWD_APPLY_LIVE, knobs.rx_mode, spec_rx_modes, 0),

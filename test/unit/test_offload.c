@@ -26,6 +26,8 @@
 
 #define MSS 1000
 #define HDRS (14 + 20 + 20)
+/* a guest that takes TCPv4 and TCPv6 GSO frames */
+#define GUEST_KINDS (VFWD_GRO_KIND_TCP4 | VFWD_GRO_KIND_TCP6)
 
 static struct rte_mempool *pool, *indirect_pool;
 static struct vfwd_dir_stats st;
@@ -183,10 +185,12 @@ free_all(struct rte_mbuf **pkts, uint16_t n)
 	rte_pktmbuf_free_bulk(pkts, n);
 }
 
+/* librte_gro, the engine dpdk-testpmd uses (test_gro.c has vfwd's own) */
 static const struct vfwd_gro_conf light = {.enabled = true, .mode = VFWD_GRO_LIGHT,
-					   .max_flows = 1024};
+					   .engine = VFWD_GRO_ENGINE_DPDK, .max_flows = 1024};
 static const struct vfwd_gro_conf heavy = {.enabled = true, .mode = VFWD_GRO_HEAVY,
-					   .max_flows = 64, .flush_us = 100};
+					   .engine = VFWD_GRO_ENGINE_DPDK, .max_flows = 64,
+					   .flush_us = 100};
 
 /* ---------------------------------------------------------------- GRO */
 
@@ -246,7 +250,7 @@ merge_in_order(const struct vfwd_gro_conf *conf)
 	memset(&st, 0, sizeof(st));
 	for (int i = 0; i < 8; i++)
 		pkts[i] = tcp_seg(1, i, RTE_TCP_ACK_FLAG);
-	n = vfwd_gro_burst(&g, conf, pkts, 8, 1000, &st);
+	n = vfwd_gro_burst(&g, conf, GUEST_KINDS, pkts, 8, 1000, &st);
 	if (conf->mode == VFWD_GRO_HEAVY) {
 		CHECK(n == 0 && vfwd_gro_held(&g) == 1);
 		n = vfwd_gro_flush(&g, 0, 2000, pkts, VFWD_MAX_BURST, &st);
@@ -301,7 +305,7 @@ flags_keep_order(const struct vfwd_gro_conf *conf)
 		CHECK(vfwd_gro_init(&g, conf, 0) == 0);
 		for (int i = 0; i < 9; i++)
 			pkts[i] = tcp_seg(2, i, i == 4 ? breaker[b] : RTE_TCP_ACK_FLAG);
-		n = vfwd_gro_burst(&g, conf, pkts, 9, 0, &st);
+		n = vfwd_gro_burst(&g, conf, GUEST_KINDS, pkts, 9, 0, &st);
 		n += vfwd_gro_flush(&g, 0, 0, pkts + n, VFWD_MAX_BURST, &st);
 		/* 0-3 merged, 4 alone, 5-8 merged; in stream order */
 		CHECK(n == 3);
@@ -352,7 +356,7 @@ out_of_order_and_duplicates(void)
 		CHECK(vfwd_gro_init(&g, confs[c], 0) == 0);
 		for (size_t i = 0; i < RTE_DIM(order); i++)
 			pkts[i] = tcp_seg(3, order[i], RTE_TCP_ACK_FLAG);
-		n = vfwd_gro_burst(&g, confs[c], pkts, RTE_DIM(order), 0, &st);
+		n = vfwd_gro_burst(&g, confs[c], GUEST_KINDS, pkts, RTE_DIM(order), 0, &st);
 		n += vfwd_gro_flush(&g, 0, 0, pkts + n, VFWD_MAX_BURST, &st);
 		CHECK(n >= 2 && n < RTE_DIM(order));
 		outcome_init(&r);
@@ -391,7 +395,7 @@ many_flows(void)
 
 				for (uint32_t f = 0; f < 256; f++)
 					pkts[f] = tcp_seg(base + f, round, RTE_TCP_ACK_FLAG);
-				n = vfwd_gro_burst(&g, confs[c], pkts, 256, 0, &st);
+				n = vfwd_gro_burst(&g, confs[c], GUEST_KINDS, pkts, 256, 0, &st);
 				for (uint16_t i = 0; i < n; i++)
 					bytes += check_tcp_payload(pkts[i]);
 				out += n;
@@ -430,7 +434,7 @@ bypass_when_nothing_merges(void)
 	for (int b = 0; b < VFWD_GRO_WINDOW + VFWD_GRO_BYPASS_BURSTS; b++) {
 		for (int i = 0; i < 16; i++)
 			pkts[i] = tcp_seg(flow++, 0, RTE_TCP_ACK_FLAG);
-		n = vfwd_gro_burst(&g, &light, pkts, 16, 0, &st);
+		n = vfwd_gro_burst(&g, &light, GUEST_KINDS, pkts, 16, 0, &st);
 		CHECK(n == 16);
 		for (uint16_t i = 0; i < n; i++)
 			bytes += check_tcp_payload(pkts[i]);
@@ -442,7 +446,7 @@ bypass_when_nothing_merges(void)
 	/* bypass over: a mergeable burst merges again */
 	for (int i = 0; i < 8; i++)
 		pkts[i] = tcp_seg(7, i, RTE_TCP_ACK_FLAG);
-	n = vfwd_gro_burst(&g, &light, pkts, 8, 0, &st);
+	n = vfwd_gro_burst(&g, &light, GUEST_KINDS, pkts, 8, 0, &st);
 	CHECK(n == 1 && pkts[0]->nb_segs == 8);
 	free_all(pkts, n);
 	vfwd_gro_fini(&g);
@@ -459,7 +463,7 @@ heavy_timeout(void)
 	CHECK(vfwd_gro_init(&g, &heavy, 0) == 0);
 	for (int i = 0; i < 4; i++)
 		pkts[i] = tcp_seg(4, i, RTE_TCP_ACK_FLAG);
-	CHECK(vfwd_gro_burst(&g, &heavy, pkts, 4, 1000, &st) == 0);
+	CHECK(vfwd_gro_burst(&g, &heavy, GUEST_KINDS, pkts, 4, 1000, &st) == 0);
 	CHECK(vfwd_gro_flush(&g, 500, 1400, pkts, VFWD_MAX_BURST, &st) == 0);
 	CHECK(vfwd_gro_held(&g) == 1);
 	n = vfwd_gro_flush(&g, 500, 1600, pkts, VFWD_MAX_BURST, &st);
@@ -672,7 +676,7 @@ odd_frames_pass_gro_untouched(void)
 			pkts[nb++] = ext_pkt(frames[i], lens[i]);
 		}
 		pkts[nb++] = tcp_seg(20, 1, RTE_TCP_ACK_FLAG);
-		n = vfwd_gro_burst(&g, confs[c], pkts, nb, 0, &st);
+		n = vfwd_gro_burst(&g, confs[c], GUEST_KINDS, pkts, nb, 0, &st);
 		n += vfwd_gro_flush(&g, 0, 0, pkts + n, VFWD_MAX_BURST, &st);
 		CHECK(n == nb || n == nb - 1);
 		/* every odd frame is there, unchanged */
@@ -1068,7 +1072,7 @@ tagged_and_ipv6_pass_gro(void)
 				pkts[nb++] = ext_pkt(frames[k][seg], (uint16_t)lens[k][seg]);
 			}
 		}
-		n = vfwd_gro_burst(&g, confs[c], pkts, nb, 0, &st);
+		n = vfwd_gro_burst(&g, confs[c], GUEST_KINDS, pkts, nb, 0, &st);
 		n += vfwd_gro_flush(&g, 0, 0, pkts + n, VFWD_MAX_BURST, &st);
 		CHECK(n == nb - 3);
 		for (uint16_t i = 0; i < n; i++) {
@@ -1791,7 +1795,7 @@ gro_gso_size_is_mss(void)
 
 			pkts[i] = ext_pkt(f, build_tcp4(f, &o));
 		}
-		n = vfwd_gro_burst(&g, confs[c], pkts, 5, 0, &st);
+		n = vfwd_gro_burst(&g, confs[c], GUEST_KINDS, pkts, 5, 0, &st);
 		n += vfwd_gro_flush(&g, 0, 0, pkts + n, VFWD_MAX_BURST, &st);
 		CHECK(n == 1);
 		if (n == 1)
@@ -1851,9 +1855,9 @@ no_mbuf_leaked(void)
 	CHECK(rte_mempool_in_use_count(indirect_pool) == 0);
 }
 
-/* Bursts larger than GRO may hold (burst 512 > VFWD_GRO_HOLD_MAX) in
- * heavy mode: 512 segments that do not merge (64 flows x 8, gaps in each),
- * then one mergeable segment and 510 breakers. Held never exceeds
+/* Bursts larger than librte_gro may hold (burst 512 > its 256 segments)
+ * in heavy mode: 512 segments that do not merge (64 flows x 8, gaps in
+ * each), then one mergeable segment and 510 breakers. Held never exceeds
  * VFWD_GRO_HOLD_MAX and the output fits the caller's array (ASan build
  * checks the bounds); every segment comes out once, alone (nothing could
  * merge), with its bytes, in its flow's order. */
@@ -1862,7 +1866,8 @@ heavy_bursts_larger_than_hold(void)
 {
 	struct rte_mbuf *pkts[VFWD_MAX_BURST + VFWD_GRO_HOLD_MAX];
 	const struct vfwd_gro_conf conf = {.enabled = true, .mode = VFWD_GRO_HEAVY,
-					   .max_flows = 64, .flush_us = 1000};
+					   .engine = VFWD_GRO_ENGINE_DPDK, .max_flows = 64,
+					   .flush_us = 1000};
 	static struct gro_outcome r;
 	struct vfwd_gro g;
 	uint8_t want[OUT_FLOWS][OUT_SEGS] = {{0}};
@@ -1878,7 +1883,7 @@ heavy_bursts_larger_than_hold(void)
 	}
 	in += VFWD_MAX_BURST;
 	mergeable += VFWD_MAX_BURST;
-	n = vfwd_gro_burst(&g, &conf, pkts, VFWD_MAX_BURST, 0, &st);
+	n = vfwd_gro_burst(&g, &conf, GUEST_KINDS, pkts, VFWD_MAX_BURST, 0, &st);
 	CHECK(vfwd_gro_held(&g) <= VFWD_GRO_HOLD_MAX);
 	CHECK(n + vfwd_gro_held(&g) == VFWD_MAX_BURST);
 	for (uint16_t i = 0; i < n; i++)
@@ -1892,7 +1897,7 @@ heavy_bursts_larger_than_hold(void)
 	}
 	in += VFWD_MAX_BURST - 1;
 	mergeable += 1;
-	n = vfwd_gro_burst(&g, &conf, pkts, VFWD_MAX_BURST - 1, 0, &st);
+	n = vfwd_gro_burst(&g, &conf, GUEST_KINDS, pkts, VFWD_MAX_BURST - 1, 0, &st);
 	CHECK(n <= RTE_DIM(pkts));
 	CHECK(vfwd_gro_held(&g) <= VFWD_GRO_HOLD_MAX);
 	for (uint16_t i = 0; i < n && i < RTE_DIM(pkts); i++)

@@ -22,7 +22,7 @@
 
 /* the long options vfwd_usage lists: 21 knobs with a value, --gro (a
  * flag) and the 9 options that are not knobs */
-#define EXPECTED_NB_OPTIONS 31
+#define EXPECTED_NB_OPTIONS 33
 
 static struct vfwd_options o, def;
 static char err[512];

@@ -739,6 +739,7 @@ snapshot_leaves_holds_alone(void)
 	k.tx_flush_us = 1000000;
 	k.gro.enabled = true;
 	k.gro.mode = VFWD_GRO_HEAVY;
+	k.gro.flush = VFWD_GRO_FLUSH_TIMEOUT; /* held across polls that ran the queue empty */
 	k.gro.flush_us = 1000000;
 	worker_setup(2, dirs, &k, 256);
 	feed_udp(0, 8);
@@ -765,8 +766,10 @@ snapshot_leaves_holds_alone(void)
 	      asked_snap.dir[VFWD_DIR_WIRE_TO_VM].gro_in == 4);
 	CHECK(accounted(&asked_snap));
 
-	/* batching off, the queues empty: the hold and GRO send */
+	/* batching off, GRO's napi_complete policy, the queues empty: the
+	 * hold and GRO send */
 	k.tx_batch = 1;
+	k.gro.flush = VFWD_GRO_FLUSH_COMPLETE;
 	vfwd_worker_round(worker, &k, rte_rdtsc());
 	vfwd_worker_round(worker, &k, rte_rdtsc());
 	now = worker->stats;
