@@ -869,6 +869,79 @@ lean_knobs(void)
 	};
 }
 
+/* Heavy GRO's napi_complete policy (gro_flush_timeout 0): a poll that
+ * ran the queue empty (fewer than a burst) sends all GRO holds at its
+ * end; a full burst keeps them for the next poll. */
+static void
+gro_complete_sends_when_a_poll_runs_empty(void)
+{
+	static const uint8_t dirs[] = {VFWD_DIR_WIRE_TO_VM};
+	struct vfwd_knobs k = lean_knobs();
+	uint64_t payload = 0;
+	unsigned int got;
+
+	k.gro = (struct vfwd_gro_conf){.enabled = true, .mode = VFWD_GRO_HEAVY,
+				       .flush = VFWD_GRO_FLUSH_COMPLETE, .max_flows = 64,
+				       .flush_us = 1000000};
+	worker_setup(1, dirs, &k, 0);
+	for (uint32_t s = 0; s < 4; s++)
+		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], tcp_seg(3, s)) == 0);
+	vfwd_worker_round(worker, &k, rte_rdtsc());
+	got = drain_tx(0, &payload);
+	CHECK(got == 1 && payload == 4 * MSS);
+
+	/* a full burst: held; the next poll finds the queue empty: sent */
+	for (uint32_t s = 4; s < 4 + k.burst; s++)
+		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], tcp_seg(3, s)) == 0);
+	vfwd_worker_round(worker, &k, rte_rdtsc());
+	CHECK(drain_tx(0, NULL) == 0 && vfwd_gro_held(&worker->streams[0].off.gro) == 1);
+	vfwd_worker_round(worker, &k, rte_rdtsc());
+	payload = 0;
+	got = drain_tx(0, &payload);
+	CHECK(got == 1 && payload == k.burst * MSS);
+	CHECK(worker->stats.dir[VFWD_DIR_WIRE_TO_VM].gro_merged == 2);
+	worker_teardown(1);
+}
+
+/* The gro_flush_timeout policy: held across polls that find the queue
+ * empty, sent once gro-flush-us passed. */
+static void
+gro_timeout_holds_across_empty_polls(void)
+{
+	static const uint8_t dirs[] = {VFWD_DIR_WIRE_TO_VM};
+	struct vfwd_knobs k = lean_knobs();
+	uint64_t payload = 0, t0;
+	unsigned int got = 0, empty_rounds = 0;
+
+	k.gro = (struct vfwd_gro_conf){.enabled = true, .mode = VFWD_GRO_HEAVY,
+				       .flush = VFWD_GRO_FLUSH_TIMEOUT, .max_flows = 64,
+				       .flush_us = 2000};
+	worker_setup(1, dirs, &k, 0);
+	for (uint32_t s = 0; s < 4; s++)
+		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], tcp_seg(4, s)) == 0);
+	t0 = rte_rdtsc();
+	vfwd_worker_round(worker, &k, t0);
+	/* more of the flow a poll later: it joins the held frame */
+	for (uint32_t s = 4; s < 8; s++)
+		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], tcp_seg(4, s)) == 0);
+	vfwd_worker_round(worker, &k, rte_rdtsc());
+	while (got == 0 && rte_rdtsc() - t0 < us_to_tsc(100000)) {
+		uint64_t now = rte_rdtsc();
+
+		vfwd_worker_round(worker, &k, now);
+		got = drain_tx(0, &payload);
+		if (got == 0) {
+			empty_rounds++;
+			CHECK(now - t0 < us_to_tsc(k.gro.flush_us));
+		}
+	}
+	printf("# timeout policy: out after %lu us, %u empty polls\n",
+	       (unsigned long)((rte_rdtsc() - t0) / us_to_tsc(1)), empty_rounds);
+	CHECK(got == 1 && payload == 8 * MSS && empty_rounds > 0);
+	CHECK(rte_rdtsc() - t0 >= us_to_tsc(k.gro.flush_us));
+	worker_teardown(1);
+}
+
 /* Tx batching switched off while a hold has packets: the next round is
  * the full one and sends the held packets before the new ones; only then
  * does the worker take the lean round, which forwards the rest. */
@@ -1067,6 +1140,8 @@ main(int argc, char **argv)
 	RUN(stats_never_zero_under_reinit);
 	RUN(stats_read_retries_during_reinit);
 	RUN(lean_round_after_a_hold_keeps_order);
+	RUN(gro_complete_sends_when_a_poll_runs_empty);
+	RUN(gro_timeout_holds_across_empty_polls);
 	RUN(snapshot_leaves_holds_alone);
 	RUN(running_worker_takes_knobs_and_snapshots);
 	RUN(gated_port_waits_for_its_link);
