@@ -416,21 +416,24 @@ def peer_through_vfwd(env, direction, peer_args, vfwd_args=(), vhost_args="", us
     return got, vf
 
 
-def gen_topology(env, tso=False):
+def gen_topology(env, tso=False, user_args=""):
     """The vdevs of a forwarder and of dpdk-vfwd-gen attached to it as the
-    VM (virtio-user on the forwarder's vhost-user socket, gen port 0) and
-    as the wire (memif, gen port 1): (forwarder vdevs, generator vdevs)."""
+    VM (virtio-user on the forwarder's vhost-user socket, gen port 0, its
+    devargs + user_args, e.g. ",queue_size=1024") and as the wire (memif,
+    gen port 1): (forwarder vdevs, generator vdevs)."""
     vh, mf = env.path("vh.sock"), env.path("memif.sock")
     return (["net_vhost0,iface=%s%s" % (vh, ",tso=1" if tso else ""),
              "net_memif0,role=server,socket=%s" % mf],
-            ["net_virtio_user0,path=%s" % vh,
+            ["net_virtio_user0,path=%s%s" % (vh, user_args),
              "net_memif0,role=client,socket=%s" % mf])
 
 
-def gen_through_vfwd(env, vfwd_args, gen_args, tso=False, timeout=60, gen_lcores="0@0"):
+def gen_through_vfwd(env, vfwd_args, gen_args, tso=False, timeout=60, gen_lcores="0@0",
+                     user_args=""):
     """Runs dpdk-vfwd-gen through a vfwd; returns (the generator's JSON
-    report, vfwd's final JSON report). vfwd stops first (the memif PMD)."""
-    fwd_vdevs, gen_vdevs = gen_topology(env, tso)
+    report, vfwd's final JSON report). vfwd stops first (the memif PMD).
+    user_args: more devargs for the generator's virtio-user port."""
+    fwd_vdevs, gen_vdevs = gen_topology(env, tso, user_args)
     vf = env.vfwd(fwd_vdevs, ["--stats-format", "json"] + list(vfwd_args))
     vf.wait_output("forwarding", 30)
     g = env.gen(gen_vdevs, list(gen_args) + ["--format", "json", "--linger"], lcores=gen_lcores)
