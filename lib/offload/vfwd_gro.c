@@ -35,20 +35,23 @@
 
 /* ------------------------------------------------- counting, shared */
 
-/* Segments into GRO and packets out of it, for the stats and the
- * many-flows window. */
+/* Segments into GRO and packets out of it, for the stats; and for the
+ * many-flows window, only what could merge: data segments a flow could
+ * hold, and the packets that carried them out (pure ACKs and flagged
+ * segments would make a stream of bulk data in the other direction look
+ * like many flows). */
 static inline void
-count_in(struct vfwd_gro *g, struct vfwd_dir_stats *st, uint16_t n)
+count_in(struct vfwd_gro *g, struct vfwd_dir_stats *st, uint16_t n, bool could_merge)
 {
 	st->gro_in += n;
-	g->win_in += n;
+	g->win_in += could_merge ? n : 0;
 }
 
 static inline void
-count_out(struct vfwd_gro *g, struct vfwd_dir_stats *st, uint16_t n)
+count_out(struct vfwd_gro *g, struct vfwd_dir_stats *st, uint16_t n, bool could_merge)
 {
 	st->gro_out += n;
-	g->win_out += n;
+	g->win_out += could_merge ? n : 0;
 }
 
 /* A merged packet leaves as one GSO frame for the guest: offload flags,
@@ -265,7 +268,7 @@ flow_send(struct vfwd_gro *g, struct gro_flow *fl, struct vfwd_dir_stats *st)
 		st->gro_merged++;
 	}
 	flow_remove(g->table, fl);
-	count_out(g, st, 1);
+	count_out(g, st, 1, true);
 	return m;
 }
 
@@ -413,15 +416,16 @@ table_segment(struct vfwd_gro *g, struct rte_mbuf *m, const struct gro_seg *sg,
 	struct gro_flow *fl;
 	uint16_t no = 0;
 	bool no_hold = (sg->flags & TCP_NO_HOLD) || sg->payload == 0;
+	bool could_merge = sg->candidate && !no_hold;
 
-	count_in(g, st, 1);
-	if (sg->candidate && !no_hold)
+	count_in(g, st, 1, could_merge);
+	if (could_merge)
 		/* room for its mbufs first: the oldest flows go, maybe its own */
 		while (t->held_mbufs + m->nb_segs > VFWD_GRO_HOLD_MAX && t->nb_flows)
 			no += send_oldest(g, out + no, st);
 	fl = flow_find(t, sg);
 	if (fl != NULL) {
-		if (sg->candidate && !no_hold && flow_takes(fl, sg)) {
+		if (could_merge && flow_takes(fl, sg)) {
 			flow_join(t, fl, sg, m);
 			/* PSH, a short segment (the end of a write), or no room
 			 * for one more: the flow is done (tcp_gro_receive's
@@ -434,9 +438,9 @@ table_segment(struct vfwd_gro *g, struct rte_mbuf *m, const struct gro_seg *sg,
 		/* it cannot join: what the flow held goes first */
 		out[no++] = flow_send(g, fl, st);
 	}
-	if (!sg->candidate || no_hold || (sg->flags & RTE_TCP_PSH_FLAG)) {
+	if (!could_merge || (sg->flags & RTE_TCP_PSH_FLAG)) {
 		out[no++] = m;
-		count_out(g, st, 1);
+		count_out(g, st, 1, could_merge);
 		return no;
 	}
 	if (t->nb_flows == t->max_flows)
@@ -539,7 +543,7 @@ dpdk_mark_merged(struct vfwd_gro *g, struct rte_mbuf **pkts, uint16_t n, struct 
 		mark_gso(m, false, mss);
 		st->gro_merged++;
 	}
-	count_out(g, st, n);
+	count_out(g, st, n, true);
 }
 
 static uint32_t
@@ -583,7 +587,7 @@ dpdk_run(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf *
 
 	if (nr == 0)
 		return 0;
-	count_in(g, st, nr);
+	count_in(g, st, nr, true);
 	if (conf->mode != VFWD_GRO_HEAVY) {
 		/* light: librte_gro takes at most RTE_GRO_MAX_BURST_ITEM_NUM
 		 * items a call; what it cannot take it puts last, so feed it
@@ -630,7 +634,7 @@ dpdk_run(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf *
 			refused = rte_gro_reassemble(run + done, chunk, g->ctx);
 			/* refused (table full: a new flow, nothing of it held) */
 			memcpy(out + n, run + done, refused * sizeof(run[0]));
-			count_out(g, st, refused);
+			count_out(g, st, refused, true);
 			n += refused;
 			done += chunk;
 		}
@@ -759,7 +763,7 @@ vfwd_gro_burst(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, uint8_t kin
 	if (++g->win_bursts == VFWD_GRO_WINDOW) {
 		/* out counts what left, flushes on empty polls and timeouts
 		 * included; held segments leave a window later at most */
-		if (g->win_in == 0 || g->win_out * 10ull > g->win_in * 9ull) {
+		if (g->win_in >= VFWD_GRO_WINDOW_MIN_SEGS && g->win_out * 10ull > g->win_in * 9ull) {
 			g->bypass_left = VFWD_GRO_BYPASS_BURSTS;
 			no += vfwd_gro_flush(g, 0, now, pkts + no, VFWD_GRO_HOLD_MAX, st);
 		}

@@ -99,12 +99,16 @@ struct vfwd_gro {
 	uint16_t bypass_left;  /* bursts still passed without trying */
 };
 
-/* Many flows, nothing merges: when over VFWD_GRO_WINDOW bursts GRO cut the
- * packet count by less than 10%, the next VFWD_GRO_BYPASS_BURSTS skip it
- * (after sending what it held), then it tries again. The kernel's
- * many-flows concern (seed 003): do not pay for GRO where it cannot
- * merge. */
+/* Many flows, nothing merges: when over VFWD_GRO_WINDOW bursts at least
+ * VFWD_GRO_WINDOW_MIN_SEGS data segments that could merge came in and GRO
+ * cut their packet count by less than 10%, the next VFWD_GRO_BYPASS_BURSTS
+ * skip it (after sending what it held), then it tries again. The
+ * kernel's many-flows concern (seed 003): do not pay for GRO where it
+ * cannot merge. Pure ACKs, flagged segments and what is not TCP do not
+ * count: a window of only those (a guest's upload, UDP) is no reason to
+ * stop merging the data that follows. */
 #define VFWD_GRO_WINDOW 8
+#define VFWD_GRO_WINDOW_MIN_SEGS 32
 #define VFWD_GRO_BYPASS_BURSTS 256
 
 /* Create both engines' state for conf->max_flows (control plane, before
