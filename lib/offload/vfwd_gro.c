@@ -110,6 +110,7 @@ struct gro_flow {
 	uint16_t segs;             /* TCP segments merged */
 	uint16_t mbufs;            /* mbufs in the chain */
 	bool id_fixed;             /* IPv4 DF datagrams with one fixed ID */
+	bool head_checked;         /* the head's TCP checksum verified */
 	int16_t hnext;             /* the next flow of its hash bucket */
 	int16_t older, newer;      /* the age list: by the head's arrival */
 };
@@ -302,6 +303,7 @@ flow_start(struct vfwd_gro_table *t, const struct gro_seg *sg, struct rte_mbuf *
 	fl->segs = 1;
 	fl->mbufs = m->nb_segs;
 	fl->id_fixed = false;
+	fl->head_checked = false;
 	fl->hnext = *bucket;
 	*bucket = idx;
 	fl->older = t->newest;
@@ -313,6 +315,82 @@ flow_start(struct vfwd_gro_table *t, const struct gro_seg *sg, struct rte_mbuf *
 	t->newest = idx;
 	t->held_mbufs += m->nb_segs;
 	t->nb_flows++;
+}
+
+/* The one's complement sum of len bytes at p (native order, unfolded
+ * into 64 bits): four 32-bit words a step, which the compiler turns into
+ * vector adds; the 16-bit fold of it is the Internet checksum's sum. */
+static uint64_t
+sum_bytes(const uint8_t *p, uint32_t len)
+{
+	uint64_t a = 0, b = 0;
+
+	for (; len >= 16; len -= 16, p += 16) {
+		uint32_t w[4];
+
+		memcpy(w, p, sizeof(w));
+		a += (uint64_t)w[0] + w[1];
+		b += (uint64_t)w[2] + w[3];
+	}
+	for (; len >= 4; len -= 4, p += 4) {
+		uint32_t w;
+
+		memcpy(&w, p, sizeof(w));
+		a += w;
+	}
+	for (; len >= 2; len -= 2, p += 2) {
+		uint16_t w;
+
+		memcpy(&w, p, sizeof(w));
+		b += w;
+	}
+	if (len) {
+		uint16_t w = 0;
+
+		memcpy(&w, p, 1); /* the odd byte, in memory order */
+		a += w;
+	}
+	return a + b;
+}
+
+static uint16_t
+fold(uint64_t sum)
+{
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* Whether a segment's TCP checksum is right: the kernel's GRO validates
+ * it before merging (skb_gro_checksum_validate), because a merged frame
+ * goes to the guest with NEEDS_CSUM and a checksum the guest will not
+ * check. Ports that checked it in hardware say GOOD (or NONE: the data is
+ * good, the field partial); otherwise it is summed here, over one mbuf
+ * (a chain is not merged unchecked). */
+static bool
+csum_ok(const struct rte_mbuf *m, bool v6)
+{
+	uint64_t f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	const void *ip = rte_pktmbuf_mtod_offset(m, const void *, m->l2_len);
+	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *, m->l2_len + m->l3_len);
+	uint32_t l4_len;
+	uint16_t phdr;
+
+	if (f == RTE_MBUF_F_RX_L4_CKSUM_GOOD || f == RTE_MBUF_F_RX_L4_CKSUM_NONE)
+		return true;
+	if (f == RTE_MBUF_F_RX_L4_CKSUM_BAD || m->nb_segs != 1)
+		return false;
+	if (v6) {
+		l4_len = rte_be_to_cpu_16(((const struct rte_ipv6_hdr *)ip)->payload_len);
+		phdr = rte_ipv6_phdr_cksum(ip, 0);
+	} else {
+		l4_len = rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)ip)->total_length) -
+			 m->l3_len;
+		phdr = rte_ipv4_phdr_cksum(ip, 0);
+	}
+	return fold(sum_bytes(l4, l4_len) + phdr) == 0xffff;
 }
 
 /* tcp_gro_receive's and inet/ipv6_gro_receive's checks: whether sg is
@@ -426,6 +504,28 @@ table_segment(struct vfwd_gro *g, struct rte_mbuf *m, const struct gro_seg *sg,
 	fl = flow_find(t, sg);
 	if (fl != NULL) {
 		if (could_merge && flow_takes(fl, sg)) {
+			if (!csum_ok(m, sg->v6)) {
+				/* not merged, not held: after its flow, alone, for
+				 * the guest's TCP to drop */
+				out[no++] = flow_send(g, fl, st);
+				out[no++] = m;
+				count_out(g, st, 1, true);
+				return no;
+			}
+			if (!fl->head_checked && !csum_ok(fl->head, sg->v6)) {
+				/* the head goes alone; this one, checked, leads
+				 * the next frame (a PSH one goes as well) */
+				out[no++] = flow_send(g, fl, st);
+				if (sg->flags & RTE_TCP_PSH_FLAG) {
+					out[no++] = m;
+					count_out(g, st, 1, true);
+				} else {
+					flow_start(t, sg, m, now);
+					t->flows[t->newest].head_checked = true;
+				}
+				return no;
+			}
+			fl->head_checked = true;
 			flow_join(t, fl, sg, m);
 			/* PSH, a short segment (the end of a write), or no room
 			 * for one more: the flow is done (tcp_gro_receive's

@@ -27,6 +27,9 @@
  *                 the guest (TX_TCP_SEG, TX_IPV4/6, TX_TCP_CKSUM,
  *                 tso_segsz the first payload, the pseudo-header sum in
  *                 the TCP checksum, the IPv4 header checksum right)
+ *   gro-csum      every frame merged had a right TCP checksum, or the
+ *                 port said so (a merged frame goes to the guest with
+ *                 NEEDS_CSUM: it would not check)
  *   gro-kinds     only kinds the guest takes are merged
  *   gro-stats     packets out = frames in - (gro_in - gro_out); every
  *                 merged packet counted in gro_merged
@@ -106,6 +109,7 @@ struct frame_in {
 	uint8_t nb_mbufs;
 	int flow;                   /* index into keys[], -1: no TCP flow */
 	bool v6, kind_ok;
+	bool port_good;             /* the port said the checksum is good */
 	uint32_t seq;
 	uint16_t l2, l3, l4, ip_len, payload;
 	uint8_t flags;
@@ -146,7 +150,8 @@ stream_byte(uint32_t flow, uint32_t seq)
  * changes: 0x01 IP ID jumps, 0x02 TTL/hop limit, 0x04 ACK, 0x08 window,
  *   0x10 TSval, 0x20 no DF (IPv4) / flow label (IPv6), 0x40 bad checksum
  *   flag from the port, 0x80 Ethernet padding
- * cut: 0x01 the burst ends after it, 0x02 then a timed flush, 0x04 TOS */
+ * cut: 0x01 the burst ends after it, 0x02 then a timed flush, 0x04 TOS
+ * extra: 0x01 a wrong TCP checksum, 0x02 the port says it is good */
 static uint16_t
 build(uint8_t *f, const uint8_t *r, struct flow_state *fs, uint32_t flow)
 {
@@ -233,6 +238,12 @@ build(uint8_t *f, const uint8_t *r, struct flow_state *fs, uint32_t flow)
 	}
 	for (uint32_t i = 0; i < payload; i++)
 		f[l2 + l3 + l4 + i] = stream_byte(flow, seq + i);
+	if (v6)
+		th->cksum = ext ? 0 : rte_ipv6_udptcp_cksum((const void *)(f + l2), th);
+	else
+		th->cksum = rte_ipv4_udptcp_cksum((const void *)(f + l2), th);
+	if (r[7] & 1)
+		th->cksum ^= 0x0400; /* wrong, and the port did not look */
 	fs->seq = seq + payload;
 	fs->last_payload = payload;
 	return len;
@@ -329,6 +340,22 @@ frame_of(const struct rte_mbuf *m, int nin)
 	return -1;
 }
 
+/* The frame's TCP checksum verifies, from the copy taken before GRO. */
+static bool
+tcp_csum_right(const struct frame_in *fi)
+{
+	static uint8_t copy[MAX_FRAME_LEN];
+	const void *ip;
+	void *th;
+
+	memcpy(copy, fi->bytes, fi->len);
+	ip = copy + fi->l2;
+	th = copy + fi->l2 + fi->l3;
+	if (fi->v6)
+		return rte_ipv6_udptcp_cksum_verify(ip, th) == 0;
+	return rte_ipv4_udptcp_cksum_verify(ip, th) == 0;
+}
+
 static void
 check_merged(const struct rte_mbuf *m, const int *parts, int np)
 {
@@ -351,6 +378,7 @@ check_merged(const struct rte_mbuf *m, const int *parts, int np)
 			  (j == np - 1 || !(s->flags & RTE_TCP_PSH_FLAG)));
 		INVARIANT("gro-merged", s->payload > 0 && s->payload <= h->payload &&
 			  (j == np - 1 || s->payload == h->payload));
+		INVARIANT("gro-csum", s->port_good || tcp_csum_right(s));
 		if (j > 0) {
 			const struct frame_in *prev = &in[parts[j - 1]];
 
@@ -520,6 +548,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		m = to_mbufs(fi, (r[0] & 0x80) ? 2 : 1);
 		if (r[5] & 0x40)
 			m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_BAD;
+		else if (r[7] & 2)
+			m->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+		fi->port_good = !(r[5] & 0x40) && (r[7] & 2);
 		know(fi, m, kinds);
 		pkts[nb++] = m;
 		nin++;

@@ -56,6 +56,7 @@ struct seg {
 	uint32_t tsval;
 	bool ext;          /* IPv4 options / an IPv6 hop-by-hop header */
 	uint16_t pad;      /* Ethernet padding after the datagram */
+	bool bad_csum;     /* a wrong TCP checksum (the port did not check it) */
 };
 
 static uint8_t
@@ -134,6 +135,13 @@ seg_mbuf(const struct seg *s)
 	}
 	for (uint32_t i = 0; i < payload; i++)
 		f[l2 + l3 + l4 + i] = stream_byte(s->flow, s->off + i);
+	/* a right TCP checksum unless asked (the engine checks it) */
+	if (s->v6)
+		th->cksum = rte_ipv6_udptcp_cksum((const void *)(f + l2), th);
+	else
+		th->cksum = rte_ipv4_udptcp_cksum((const void *)(f + l2), th);
+	if (s->bad_csum)
+		th->cksum ^= 0x0100;
 	return m;
 }
 
@@ -588,8 +596,11 @@ guest_kinds(void)
 	no_leak();
 }
 
-/* A segment the rx port flagged with a bad TCP checksum is not merged
- * (the guest drops it, as it would have): its flow goes first. */
+/* A segment with a bad TCP checksum is not merged (a merged frame goes
+ * with NEEDS_CSUM: the guest would not check it), whether the rx port
+ * flagged it or vfwd's own check found it: its flow goes first, it goes
+ * alone, untouched, for the guest's TCP to drop. A bad head goes alone
+ * too, IPv4 and IPv6. A port that said GOOD is believed. */
 static void
 bad_checksum_not_merged(void)
 {
@@ -598,18 +609,41 @@ bad_checksum_not_merged(void)
 	struct vfwd_gro g;
 	uint16_t no;
 
-	run_of(segs, &(struct seg){.flow = 13}, 0, 8);
-	CHECK(vfwd_gro_init(&g, &heavy, 0) == 0);
-	for (int i = 0; i < 8; i++)
-		pkts[i] = seg_mbuf(&segs[i]);
-	pkts[4]->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_BAD;
-	outcome_reset();
-	no = vfwd_gro_burst(&g, &heavy, KINDS, pkts, 8, 0, &st);
-	take_all(pkts, no, MSS);
-	no = vfwd_gro_flush(&g, 0, 0, pkts, MAX_OUT, &st);
-	take_all(pkts, no, MSS);
-	CHECK(out.n == 3 && out.f[0].segs == 4 && out.f[1].segs == 1 && out.f[2].segs == 3);
-	vfwd_gro_fini(&g);
+	for (int how = 0; how < 6; how++) {
+		run_of(segs, &(struct seg){.flow = 13, .v6 = how == 2}, 0, 8);
+		if ((how > 0 && how < 4) || how == 5)
+			segs[how >= 3 ? 0 : 4].bad_csum = true;
+		if (how == 5) /* found a bad head: a PSH segment after it goes too */
+			segs[1].flags = RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG;
+		if (how == 4)
+			for (int i = 0; i < 8; i++)
+				segs[i].bad_csum = true;
+		CHECK(vfwd_gro_init(&g, &heavy, 0) == 0);
+		for (int i = 0; i < 8; i++) {
+			pkts[i] = seg_mbuf(&segs[i]);
+			if (how == 4)
+				pkts[i]->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+		}
+		if (how == 0)
+			pkts[4]->ol_flags |= RTE_MBUF_F_RX_L4_CKSUM_BAD;
+		outcome_reset();
+		no = vfwd_gro_burst(&g, &heavy, KINDS, pkts, 8, 0, &st);
+		take_all(pkts, no, MSS);
+		no = vfwd_gro_flush(&g, 0, 0, pkts, MAX_OUT, &st);
+		take_all(pkts, no, MSS);
+		if (how == 3)
+			CHECK(out.n == 2 && out.f[0].segs == 1 && out.f[1].segs == 7);
+		else if (how == 5)
+			CHECK(out.n == 3 && out.f[0].segs == 1 && out.f[1].segs == 1 &&
+			      out.f[2].segs == 6);
+		else if (how == 4)
+			CHECK(out.n == 1 && out.f[0].segs == 8);
+		else
+			CHECK(out.n == 3 && out.f[0].segs == 4 && out.f[1].segs == 1 &&
+			      out.f[2].segs == 3);
+		CHECK(!out.disorder);
+		vfwd_gro_fini(&g);
+	}
 	no_leak();
 }
 
