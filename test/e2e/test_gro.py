@@ -12,8 +12,10 @@ the VM side (merged frames included):
   segments of 1448 or 1428 bytes), with timestamps, over IPv6, tagged;
 - 8 interleaved flows merge as one does; a segment dropped, one reordered
   and one duplicated before vfwd are each reported once and nothing else
-  goes wrong around them; 1024 flows in a 1024-flow table all arrive (and
-  when held 1 ms, all but what vfwd counted as dropped toward the VM).
+  goes wrong around them; a segment corrupted on the wire reaches the VM
+  alone, as with GRO off (the engine verifies checksums before merging);
+  1024 flows in a 1024-flow table all arrive (and when held 1 ms, all but
+  what vfwd counted as dropped toward the VM).
 
 Every run: what the generator put on the wire vfwd received, what vfwd sent
 the generator got (frames and bytes), vfwd's packets in = packets out +
@@ -282,6 +284,40 @@ def test_injected_reorder_loss_dup_through_gro():
         check(not r.rep["ok"], "%s: a faulty run reported ok" % r.label)
         check(r.factor() > 8, "%s: %.3f segments a frame: faults not within merged runs"
               % (r.label, r.factor()))
+
+
+def test_corrupted_segment_reaches_the_vm_unmerged():
+    """A segment corrupted on the wire (its TCP checksum wrong, the memif
+    port checks none) inside a run that merges: vfwd's engine verifies the
+    checksum before merging, so the segment reaches the VM alone and as it
+    was sent, for the guest's TCP to drop, exactly as with GRO off; merged
+    into a GSO frame (NEEDS_CSUM) the guest would have trusted it.
+    librte_gro (testpmd's engine) checks nothing: there the corruption
+    rides inside a merged frame, its checksum rewritten."""
+    seen = {}
+    for name, args in (("off", []), ("vfwd", HEAVY + TIMEOUT),
+                       ("dpdk", HEAVY + TIMEOUT + ["--gro-engine", "dpdk"])):
+        with Env("gro-corrupt-" + name) as env:
+            rep, final = gen_through_vfwd(
+                env, args, ["--profile", "tcp", "--dir", "wire-to-vm", "--rate", "max",
+                            "--count", "6000", "--timeout", "30", "--inject", "corrupt=2000"],
+                tso=True, timeout=45, user_args=USER)
+        x, v = rep["dirs"]["wire_to_vm"], dir_stats(final, "wire_to_vm")
+        seen[name] = x
+        print("     %-4s bad_csum %d, bad_payload %d, corrupt_units %d, %d frames for %d segments"
+              % (name, x["bad_csum"], x["bad_payload"], x["corrupt_units"], x["frames"],
+                 x["sent"]), flush=True)
+        check(v["out_expected"] == v["tx_pkts"] + v["drops"] and v["drops"] == 0,
+              "%s: accounting %s" % (name, v))
+        check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
+              "%s: mbufs leaked" % name)
+    off, ours = seen["off"], seen["vfwd"]
+    check(off["bad_csum"] == 1 and off["corrupt_units"] == 1, "GRO off: %s" % off)
+    check(ours["bad_csum"] == 1 and ours["bad_payload"] == 0 and ours["corrupt_units"] == 1,
+          "vfwd's engine let a corrupted segment into a merged frame: %s" % ours)
+    check(ours["frames"] * 8 < ours["sent"], "vfwd's engine merged little: %s" % ours)
+    check(seen["dpdk"]["bad_csum"] == 0 and seen["dpdk"]["corrupt_units"] > 1,
+          "librte_gro: %s" % seen["dpdk"])
 
 
 def test_1024_flows_in_a_1024_flow_table():
