@@ -191,18 +191,18 @@ const struct vfwd_knob vfwd_knobs[] = {
 	 "merge TCP segments toward the VM (sent as GSO to guests that negotiated "
 	 "GUEST_TSO4/6 + GUEST_CSUM)",
 	 VFWD_APPLY_LIVE, set_gro, get_gro, "on"},
-	{"gro-mode", "light|heavy", "light", "light: within a burst; heavy: across bursts",
+	{"gro-mode", "light|heavy", "heavy", "light: within a burst; heavy: across bursts",
 	 VFWD_APPLY_LIVE, set_gro_mode, get_gro_mode},
 	{"gro-engine", "vfwd|dpdk", "vfwd",
 	 "vfwd: the kernel's GRO rules (TCP over IPv4/IPv6, VLAN, PSH); dpdk: librte_gro, "
 	 "as dpdk-testpmd",
 	 VFWD_APPLY_LIVE, set_gro_engine, get_gro_engine},
-	{"gro-flush-policy", "complete|timeout", "complete",
+	{"gro-flush-policy", "complete|timeout", "timeout",
 	 "heavy GRO: complete: all held goes when a poll runs the rx queue empty "
 	 "(napi_complete, gro_flush_timeout 0); timeout: held across empty polls "
 	 "until gro-flush-us (gro_flush_timeout + napi_defer_hard_irqs)",
 	 VFWD_APPLY_LIVE, set_gro_flush_policy, get_gro_flush_policy},
-	{"gro-flush-us", "0..1000000", "50",
+	{"gro-flush-us", "0..1000000", "200",
 	 "heavy GRO: nothing is held longer than this (us)",
 	 VFWD_APPLY_LIVE, set_gro_flush_us, get_gro_flush_us},
 	{"gro-flows", "1..1024", "64",
