@@ -35,23 +35,24 @@
 
 /* ------------------------------------------------- counting, shared */
 
-/* Segments into GRO and packets out of it, for the stats; and for the
- * many-flows window, only what could merge: data segments a flow could
- * hold, and the packets that carried them out (pure ACKs and flagged
- * segments would make a stream of bulk data in the other direction look
- * like many flows). */
+/* Segments into GRO and packets out of them, for the stats and the
+ * many-flows window: only data segments a flow could hold, and the
+ * packets that carried them out. Pure ACKs, flagged segments and what is
+ * not TCP pass uncounted (in = out): a stream of bulk data in the other
+ * direction would make the window look like many flows, and the merge
+ * factor would count ACKs. */
 static inline void
-count_in(struct vfwd_gro *g, struct vfwd_dir_stats *st, uint16_t n, bool could_merge)
+count_in(struct vfwd_gro *g, struct vfwd_dir_stats *st, uint16_t n)
 {
 	st->gro_in += n;
-	g->win_in += could_merge ? n : 0;
+	g->win_in += n;
 }
 
 static inline void
-count_out(struct vfwd_gro *g, struct vfwd_dir_stats *st, uint16_t n, bool could_merge)
+count_out(struct vfwd_gro *g, struct vfwd_dir_stats *st, uint16_t n)
 {
 	st->gro_out += n;
-	g->win_out += could_merge ? n : 0;
+	g->win_out += n;
 }
 
 /* A merged packet leaves as one GSO frame for the guest: offload flags,
@@ -269,7 +270,7 @@ flow_send(struct vfwd_gro *g, struct gro_flow *fl, struct vfwd_dir_stats *st)
 		st->gro_merged++;
 	}
 	flow_remove(g->table, fl);
-	count_out(g, st, 1, true);
+	count_out(g, st, 1);
 	return m;
 }
 
@@ -496,7 +497,8 @@ table_segment(struct vfwd_gro *g, struct rte_mbuf *m, const struct gro_seg *sg,
 	bool no_hold = (sg->flags & TCP_NO_HOLD) || sg->payload == 0;
 	bool could_merge = sg->candidate && !no_hold;
 
-	count_in(g, st, 1, could_merge);
+	if (could_merge)
+		count_in(g, st, 1);
 	if (could_merge)
 		/* room for its mbufs first: the oldest flows go, maybe its own */
 		while (t->held_mbufs + m->nb_segs > VFWD_GRO_HOLD_MAX && t->nb_flows)
@@ -509,7 +511,7 @@ table_segment(struct vfwd_gro *g, struct rte_mbuf *m, const struct gro_seg *sg,
 				 * the guest's TCP to drop */
 				out[no++] = flow_send(g, fl, st);
 				out[no++] = m;
-				count_out(g, st, 1, true);
+				count_out(g, st, 1);
 				return no;
 			}
 			if (!fl->head_checked && !csum_ok(fl->head, sg->v6)) {
@@ -518,7 +520,7 @@ table_segment(struct vfwd_gro *g, struct rte_mbuf *m, const struct gro_seg *sg,
 				out[no++] = flow_send(g, fl, st);
 				if (sg->flags & RTE_TCP_PSH_FLAG) {
 					out[no++] = m;
-					count_out(g, st, 1, true);
+					count_out(g, st, 1);
 				} else {
 					flow_start(t, sg, m, now);
 					t->flows[t->newest].head_checked = true;
@@ -540,7 +542,8 @@ table_segment(struct vfwd_gro *g, struct rte_mbuf *m, const struct gro_seg *sg,
 	}
 	if (!could_merge || (sg->flags & RTE_TCP_PSH_FLAG)) {
 		out[no++] = m;
-		count_out(g, st, 1, could_merge);
+		if (could_merge)
+			count_out(g, st, 1);
 		return no;
 	}
 	if (t->nb_flows == t->max_flows)
@@ -643,7 +646,7 @@ dpdk_mark_merged(struct vfwd_gro *g, struct rte_mbuf **pkts, uint16_t n, struct 
 		mark_gso(m, false, mss);
 		st->gro_merged++;
 	}
-	count_out(g, st, n, true);
+	count_out(g, st, n);
 }
 
 static uint32_t
@@ -687,7 +690,7 @@ dpdk_run(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf *
 
 	if (nr == 0)
 		return 0;
-	count_in(g, st, nr, true);
+	count_in(g, st, nr);
 	if (conf->mode != VFWD_GRO_HEAVY) {
 		/* light: librte_gro takes at most RTE_GRO_MAX_BURST_ITEM_NUM
 		 * items a call; what it cannot take it puts last, so feed it
@@ -734,7 +737,7 @@ dpdk_run(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf *
 			refused = rte_gro_reassemble(run + done, chunk, g->ctx);
 			/* refused (table full: a new flow, nothing of it held) */
 			memcpy(out + n, run + done, refused * sizeof(run[0]));
-			count_out(g, st, refused, true);
+			count_out(g, st, refused);
 			n += refused;
 			done += chunk;
 		}

@@ -62,9 +62,9 @@ def good(seq, sport=1000):
     return eth(ipv4(tcp_seg(seq, payload=stream(sport, seq - FLOWS[sport], SEG), sport=sport)))
 
 
-# (name, frame, what GRO makes of it): at least 20 kinds of trouble. The
-# third field is how vfwd's GRO stage (lib/offload/vfwd_offload.c, gro_classify)
-# treats the kind, which decides the order the guest sees:
+# (name, frame, what librte_gro's engine makes of it, what vfwd's does): at
+# least 20 kinds of trouble. The classes decide the order the guest sees.
+# librte_gro (--gro-engine dpdk; lib/offload/vfwd_gro.c, dpdk_classify):
 #   PASS:  no TCP flow (not IPv4/IPv6 TCP as vfwd types it): sent after the
 #          burst's TCP output, in order with the other PASS frames
 #   BREAK: TCP that GRO cannot take, or a bad IP header: flushes what GRO
@@ -73,54 +73,68 @@ def good(seq, sport=1000):
 #          merges with nothing here: sequence number 1) and sends it at a
 #          flush; librte_gro trims the Ethernet padding beyond the IPv4
 #          length
-PASS, BREAK, HELD = "pass", "break", "held"
+# vfwd's engine (the default): whatever it does not hold leaves in place,
+# in the order sent (INPLACE: not TCP, TCP it cannot merge, a bad header);
+# HELD: a data segment it takes as the head of a flow (tagged ones too,
+# and one whose checksum it checks only when another segment would join
+# it), sent untouched at a flush or when its flow's next segment does not
+# follow it.
+PASS, BREAK, HELD, INPLACE = "pass", "break", "held", "inplace"
 KINDS = [
-    ("runt: 10 bytes, no full Ethernet header", ETH[:10], PASS),
-    ("Ethernet header only, type IPv4", eth(b""), PASS),
-    ("IPv4 header cut at 10 bytes", eth(ipv4(tcp_seg(1))[:10]), PASS),
-    ("IHL 3 (< 5)", eth(ipv4(tcp_seg(1), ihl=3)), BREAK),
-    ("IHL 15, header beyond the frame", eth(ipv4(b"", ihl=15, total=60)), BREAK),
-    ("IP total length larger than the frame", eth(ipv4(tcp_seg(1), total=1400)), BREAK),
-    ("IP total length smaller than its header", eth(ipv4(tcp_seg(1), total=10)), BREAK),
+    ("runt: 10 bytes, no full Ethernet header", ETH[:10], PASS, INPLACE),
+    ("Ethernet header only, type IPv4", eth(b""), PASS, INPLACE),
+    ("IPv4 header cut at 10 bytes", eth(ipv4(tcp_seg(1))[:10]), PASS, INPLACE),
+    ("IHL 3 (< 5)", eth(ipv4(tcp_seg(1), ihl=3)), BREAK, INPLACE),
+    ("IHL 15, header beyond the frame", eth(ipv4(b"", ihl=15, total=60)), BREAK, INPLACE),
+    ("IP total length larger than the frame", eth(ipv4(tcp_seg(1), total=1400)), BREAK,
+     INPLACE),
+    ("IP total length smaller than its header", eth(ipv4(tcp_seg(1), total=10)), BREAK,
+     INPLACE),
     ("IP total length smaller than the frame (padding)",
-     eth(ipv4(tcp_seg(1), total=60)) + b"\0" * 64, HELD),
-    ("TCP header cut at 10 bytes", eth(ipv4(tcp_seg(1)[:10])), BREAK),
-    ("TCP data offset 15 beyond the frame", eth(ipv4(tcp_seg(1, payload=b"", doff=15))), BREAK),
-    ("TCP data offset 2 (< 5)", eth(ipv4(tcp_seg(1, doff=2))), BREAK),
-    ("IP fragment, more fragments set", eth(ipv4(tcp_seg(1), frag=0x2000)), PASS),
-    ("IP fragment with offset", eth(ipv4(b"y" * 80, frag=0x0010)), PASS),
-    ("IP options (IHL 6)", eth(ipv4(tcp_seg(1), ihl=6, opts=b"\x01\x01\x01\x00")), BREAK),
-    ("VLAN-tagged TCP", ETH + b"\x81\x00\x00\x05\x08\x00" + ipv4(tcp_seg(1)), PASS),
+     eth(ipv4(tcp_seg(1), total=60)) + b"\0" * 64, HELD, HELD),
+    ("TCP header cut at 10 bytes", eth(ipv4(tcp_seg(1)[:10])), BREAK, INPLACE),
+    ("TCP data offset 15 beyond the frame", eth(ipv4(tcp_seg(1, payload=b"", doff=15))), BREAK,
+     INPLACE),
+    ("TCP data offset 2 (< 5)", eth(ipv4(tcp_seg(1, doff=2))), BREAK, INPLACE),
+    ("IP fragment, more fragments set", eth(ipv4(tcp_seg(1), frag=0x2000)), PASS, INPLACE),
+    ("IP fragment with offset", eth(ipv4(b"y" * 80, frag=0x0010)), PASS, INPLACE),
+    ("IP options (IHL 6)", eth(ipv4(tcp_seg(1), ihl=6, opts=b"\x01\x01\x01\x00")), BREAK,
+     INPLACE),
+    ("VLAN-tagged TCP", ETH + b"\x81\x00\x00\x05\x08\x00" + ipv4(tcp_seg(1)), PASS, HELD),
     ("QinQ-tagged TCP", ETH + b"\x88\xa8\x00\x05\x81\x00\x00\x06\x08\x00" + ipv4(tcp_seg(1)),
-     PASS),
+     PASS, HELD),
     # typed TCP/IPv6 through its extension header: TCP that librte_gro
     # 22.11 cannot take
     ("IPv6 TCP behind a hop-by-hop header",
      eth(struct.pack("!IHBB", 0x60000000, 8 + 120, 0, 64) + b"\x20" * 32
-         + b"\x06\x00" + b"\x01\x04\0\0\0\0" + tcp_seg(1), 0x86dd), BREAK),
-    ("IPv6 header cut at 20 bytes", eth(b"\x60" + b"\0" * 19, 0x86dd), PASS),
+         + b"\x06\x00" + b"\x01\x04\0\0\0\0" + tcp_seg(1), 0x86dd), BREAK, INPLACE),
+    ("IPv6 header cut at 20 bytes", eth(b"\x60" + b"\0" * 19, 0x86dd), PASS, INPLACE),
     # a chain of mbufs (vfwd's are 2 KB): not for GRO
-    ("jumbo: 9000-byte TCP segment", eth(ipv4(tcp_seg(1, payload=b"j" * (9000 - 54)))), BREAK),
-    ("TCP SYN (not mergeable)", eth(ipv4(tcp_seg(1, flags=0x02))), BREAK),
-    ("TCP with a wrong checksum", eth(ipv4(tcp_seg(1)[:16] + b"\xde\xad" + tcp_seg(1)[18:])), HELD),
+    ("jumbo: 9000-byte TCP segment", eth(ipv4(tcp_seg(1, payload=b"j" * (9000 - 54)))), BREAK,
+     HELD),
+    ("TCP SYN (not mergeable)", eth(ipv4(tcp_seg(1, flags=0x02))), BREAK, INPLACE),
+    ("TCP with a wrong checksum", eth(ipv4(tcp_seg(1)[:16] + b"\xde\xad" + tcp_seg(1)[18:])),
+     HELD, HELD),
     ("UDP length larger than the datagram",
-     eth(ipv4(struct.pack("!HHHH", 1, 2, 500, 0) + b"u" * 20, proto=17)), PASS),
-    ("IP version 6 in an IPv4 ethertype", eth(ipv4(tcp_seg(1), ver=6)), BREAK),
-    ("ARP", eth(b"\x00\x01\x08\x00\x06\x04\x00\x01" + b"\0" * 20, 0x0806), PASS),
-    ("unknown ethertype", eth(b"z" * 50, 0x88b5), PASS),
-    ("zero-length frame", b"", PASS),
+     eth(ipv4(struct.pack("!HHHH", 1, 2, 500, 0) + b"u" * 20, proto=17)), PASS, INPLACE),
+    ("IP version 6 in an IPv4 ethertype", eth(ipv4(tcp_seg(1), ver=6)), BREAK, INPLACE),
+    ("ARP", eth(b"\x00\x01\x08\x00\x06\x04\x00\x01" + b"\0" * 20, 0x0806), PASS, INPLACE),
+    ("unknown ethertype", eth(b"z" * 50, 0x88b5), PASS, INPLACE),
+    ("zero-length frame", b"", PASS, INPLACE),
     ("TCP with options and payload 0 (pure ACK)", eth(ipv4(tcp_seg(1, payload=b"", doff=8,
-                                                                opts=b"\x01" * 12))), BREAK),
+                                                                opts=b"\x01" * 12))), BREAK, INPLACE),
 ]
 
 
-def make_frames():
+def make_frames(engine="vfwd"):
     """What the pcap holds, in order: two flow segments, then a kind, 20 times
-    over; returns [(frame, its kind's GRO class, None for a flow segment)]."""
+    over; returns [(frame, its kind's class in that GRO engine, None for a
+    flow segment)]."""
     frames = []
     seq = dict(FLOWS)
     for rep in range(20):
-        for _, frame, cls in KINDS:
+        for _, frame, dpdk_cls, vfwd_cls in KINDS:
+            cls = vfwd_cls if engine == "vfwd" else dpdk_cls
             for sport in (1000, 1001):
                 frames.append((good(seq[sport], sport), None))
                 seq[sport] += SEG
@@ -184,11 +198,11 @@ def first_difference(label, what, got, want):
                a[lo:lo + 48].hex(), b[lo:lo + 48].hex()))
 
 
-def check_guest(label, sent, got, gro):
+def check_guest(label, sent, got, gro, engine="vfwd"):
     """The guest's frames against what the pcap sent: every non-flow frame
     byte for byte, in order (with GRO: in order within its GRO class, the
-    HELD ones as a multiset and trimmed), each flow's payload complete and
-    in order, headers as sent."""
+    HELD ones as a multiset, trimmed by librte_gro), each flow's payload
+    complete and in order, headers as sent."""
     # frames shorter than an Ethernet header: the guest's port counts them
     want = [(f, c) for f, c in sent if c is not None and len(f) >= 14]
     got_other = [f for f in got if flow_of(f) is None]
@@ -196,6 +210,18 @@ def check_guest(label, sent, got, gro):
         want_other = [f for f, _ in want]
         check(got_other == want_other, first_difference(label, "the guest's frames", got_other,
                                                         want_other))
+    elif engine == "vfwd":
+        # what is not held keeps its place; held heads leave untouched
+        inplace = [f for f, c in want if c == INPLACE]
+        held = sorted(f for f, c in want if c == HELD)
+        got_inplace = [f for f in got_other if any(f == w for w, c in want if c == INPLACE)]
+        got_held = sorted(f for f in got_other if any(f == w for w, c in want if c == HELD))
+        check(len(got_inplace) + len(got_held) == len(got_other),
+              "%s: the guest got frames that were never sent" % label)
+        check(got_inplace == inplace, first_difference(label, "the guest's in-place frames",
+                                                       got_inplace, inplace))
+        check(got_held == held, first_difference(label, "the guest's held frames (sorted)",
+                                                 got_held, held))
     else:
         def of(cls):
             return [gro_trimmed(f) if c == HELD else f for f, c in want if c == cls]
@@ -270,26 +296,31 @@ def replay(env, pcap, gro_args, name):
 
 
 def test_malformed_frames_gro_off_light_heavy():
+    """Each engine, light and heavy, and GRO off."""
     with Env("malformed") as env:
         pcap = env.path("malformed.pcap")
-        sent = make_frames()
-        write_pcap(pcap, sent)
-        nframes = len(sent)
+        sent = {e: make_frames(e) for e in ("vfwd", "dpdk")}
+        write_pcap(pcap, sent["vfwd"])
+        nframes = len(sent["vfwd"])
         check(len(KINDS) >= 20, "only %d kinds" % len(KINDS))
-        runts = len([f for f, _ in sent if len(f) < 14])
+        runts = len([f for f, _ in sent["vfwd"] if len(f) < 14])
         failures = []
-        for label, args in (("off", []), ("light", ["--gro"]),
-                            ("heavy", ["--gro", "--gro-mode", "heavy"])):
+        dpdk = ["--gro-engine", "dpdk"]
+        for label, engine, args in (("off", "vfwd", []),
+                                    ("light", "vfwd", ["--gro", "--gro-mode", "light"]),
+                                    ("heavy", "vfwd", ["--gro", "--gro-mode", "heavy"]),
+                                    ("light-dpdk", "dpdk", ["--gro", "--gro-mode", "light"] + dpdk),
+                                    ("heavy-dpdk", "dpdk", ["--gro", "--gro-mode", "heavy"] + dpdk)):
             final, guest, got = replay(env, pcap, args, "gro-" + label)
             try:
-                check_mode(label, sent, final, guest, got, nframes, runts)
+                check_mode(label, sent[engine], final, guest, got, nframes, runts, engine)
             except AssertionError as e:
                 failures.append(str(e))
         # every mode run and checked; all their failures at once
         check(not failures, "\n".join(failures))
 
 
-def check_mode(label, sent, final, guest, got, nframes, runts):
+def check_mode(label, sent, final, guest, got, nframes, runts, engine):
     """One GRO mode's run: vfwd's counts and the guest's frames."""
     d = dir_stats(final, "wire_to_vm")
     pcap_port = [p for p in final["ports"] if p["name"] == "net_pcap0"][0]
@@ -316,7 +347,7 @@ def check_mode(label, sent, final, guest, got, nframes, runts):
     check(guest["rx_port"]["ipackets"] == len(got) and
           guest["rx_port"]["imissed"] == 0 and guest["rx_port"]["rx_nombuf"] == 0,
           "%s: guest port: %s, %d frames dumped" % (label, guest["rx_port"], len(got)))
-    others, merged = check_guest(label, sent, got, label != "off")
+    others, merged = check_guest(label, sent, got, label != "off", engine)
     if label != "off":
         check(d["gro_merged"] > 0 and merged == d["gro_merged"],
               "%s: vfwd merged %d, the guest got %d merged frames"
