@@ -52,12 +52,13 @@ SCENARIOS = os.path.join(ROOT, "config", "perf")
 BASELINES = ("testpmd-io", "testpmd-csum-gro", "ovs")
 # generator options a scenario's [traffic] may set (a list: an axis)
 GEN_KEYS = ("profile", "dir", "size", "flows", "rate", "mss", "tso", "psh-every",
-            "outstanding", "burst")
+            "outstanding", "burst", "ipv6", "vlan", "tcp-ts")
 # what a cell reports; (key, header, format)
 METRICS = {
     "mpps": ("Mpps", "%.3f"),
     "gbps": ("Gbit/s", "%.2f"),
     "mframes": ("Mframes/s", "%.3f"),
+    "segs_frame": ("segments/frame", "%.1f"),
     "ktps": ("k trans/s", "%.1f"),
     "rtt_p50": ("RTT p50 us", "%.1f"),
     "rtt_p90": ("RTT p90 us", "%.1f"),
@@ -337,7 +338,10 @@ def ovs_vdev(o, vdev):
 def gen_args(cell, secs):
     args = []
     for k, v in traffic_of(cell).items():
-        args += ["--" + k, str(v)]
+        if v is True:
+            args.append("--" + k)
+        elif v is not False:
+            args += ["--" + k, str(v)]
     return args + ["--duration", str(secs), "--format", "json", "--linger",
                    "--link-timeout", "20", "--rr-timeout-ms", "200"]
 
@@ -354,6 +358,7 @@ def metrics_of(rep, cost):
     m["mpps"] = sum(d["pps"] for d in dirs.values()) / 1e6
     m["gbps"] = sum(d["gbps"] for d in dirs.values())
     m["mframes"] = sum(d["frames_ps"] for d in dirs.values()) / 1e6
+    m["segs_frame"] = m["mpps"] / m["mframes"] if m["mframes"] else None
     m["loss_pct"] = 100.0 * lost / sent if sent else 0
     m["errors"] = sum(d["reordered"] + d["duplicates"] + d["corrupted"] for d in dirs.values())
     if "rr" in rep:
@@ -361,7 +366,7 @@ def metrics_of(rep, cost):
         m["ktps"] = rr["tps"] / 1e3
         for q in ("p50", "p90", "p99", "p999"):
             m["rtt_" + q] = rr["rtt_us"][q]
-        m["mpps"] = m["mframes"] = m["gbps"] = None
+        m["mpps"] = m["mframes"] = m["gbps"] = m["segs_frame"] = None
     elif rep["profile"] == "udp":
         lat = next(iter(dirs.values()))["latency_us"]
         for q in ("p50", "p90", "p99", "p999"):
