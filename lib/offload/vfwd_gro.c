@@ -17,6 +17,9 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 #include <rte_tcp.h>
+#ifdef RTE_ARCH_X86
+#include <immintrin.h>
+#endif
 
 #include "vfwd.h"
 
@@ -318,21 +321,68 @@ flow_start(struct vfwd_gro_table *t, const struct gro_seg *sg, struct rte_mbuf *
 	t->nb_flows++;
 }
 
+#ifdef RTE_ARCH_X86
+/* 16-bit words widened into 32-bit lanes, added: a lane takes at most
+ * 2 x 0xffff a step, no overflow below 1 GB. DPDK's pkg-config flags
+ * build for corei7 (SSE4.2) whatever the machine: AVX2 is asked for
+ * here and used where the CPU has it. */
+__attribute__((target("avx2"))) static uint64_t
+sum_wide_avx2(const uint8_t **pp, uint32_t *lenp)
+{
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i acc = zero;
+	uint32_t lane[8], len = *lenp;
+	const uint8_t *p = *pp;
+	uint64_t a = 0;
+
+	for (; len >= 32; len -= 32, p += 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+
+		acc = _mm256_add_epi32(acc, _mm256_unpacklo_epi16(v, zero));
+		acc = _mm256_add_epi32(acc, _mm256_unpackhi_epi16(v, zero));
+	}
+	_mm256_storeu_si256((__m256i *)(void *)lane, acc);
+	for (int i = 0; i < 8; i++)
+		a += lane[i];
+	*pp = p;
+	*lenp = len;
+	return a;
+}
+
+static uint64_t
+sum_wide_sse2(const uint8_t **pp, uint32_t *lenp)
+{
+	const __m128i zero = _mm_setzero_si128();
+	__m128i acc = zero;
+	uint32_t lane[4], len = *lenp;
+	const uint8_t *p = *pp;
+	uint64_t a = 0;
+
+	for (; len >= 16; len -= 16, p += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+
+		acc = _mm_add_epi32(acc, _mm_unpacklo_epi16(v, zero));
+		acc = _mm_add_epi32(acc, _mm_unpackhi_epi16(v, zero));
+	}
+	_mm_storeu_si128((__m128i *)(void *)lane, acc);
+	for (int i = 0; i < 4; i++)
+		a += lane[i];
+	*pp = p;
+	*lenp = len;
+	return a;
+}
+#endif
+
 /* The one's complement sum of len bytes at p (native order, unfolded
- * into 64 bits): four 32-bit words a step, which the compiler turns into
- * vector adds; the 16-bit fold of it is the Internet checksum's sum. */
+ * into 64 bits); the 16-bit fold of it is the Internet checksum's sum. */
 static uint64_t
 sum_bytes(const uint8_t *p, uint32_t len)
 {
 	uint64_t a = 0, b = 0;
 
-	for (; len >= 16; len -= 16, p += 16) {
-		uint32_t w[4];
-
-		memcpy(w, p, sizeof(w));
-		a += (uint64_t)w[0] + w[1];
-		b += (uint64_t)w[2] + w[3];
-	}
+#ifdef RTE_ARCH_X86
+	a = __builtin_cpu_supports("avx2") ? sum_wide_avx2(&p, &len) : sum_wide_sse2(&p, &len);
+#endif
 	for (; len >= 4; len -= 4, p += 4) {
 		uint32_t w;
 
