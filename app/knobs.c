@@ -202,7 +202,7 @@ const struct vfwd_knob vfwd_knobs[] = {
 	 "(napi_complete, gro_flush_timeout 0); timeout: held across empty polls "
 	 "until gro-flush-us (gro_flush_timeout + napi_defer_hard_irqs)",
 	 VFWD_APPLY_LIVE, set_gro_flush_policy, get_gro_flush_policy},
-	{"gro-flush-us", "0..1000000", "200",
+	{"gro-flush-us", "0..1000000", "500",
 	 "heavy GRO: nothing is held longer than this (us)",
 	 VFWD_APPLY_LIVE, set_gro_flush_us, get_gro_flush_us},
 	{"gro-flows", "1..1024", "64",

@@ -56,7 +56,7 @@ static const struct knob_spec knob_specs[] = {
 	SPEC_W("gro-mode", VFWD_APPLY_LIVE, knobs.gro.mode, spec_gro_modes, 1),
 	SPEC_W("gro-engine", VFWD_APPLY_LIVE, knobs.gro.engine, spec_gro_engines, 0),
 	SPEC_W("gro-flush-policy", VFWD_APPLY_LIVE, knobs.gro.flush, spec_gro_flushes, 1),
-	SPEC_U("gro-flush-us", VFWD_APPLY_LIVE, knobs.gro.flush_us, 0, 1000000, 200),
+	SPEC_U("gro-flush-us", VFWD_APPLY_LIVE, knobs.gro.flush_us, 0, 1000000, 500),
 	SPEC_U("gro-flows", VFWD_APPLY_RESTART, knobs.gro.max_flows, 1, 1024, 64),
 	SPEC_W("rx-mode", VFWD_APPLY_LIVE, knobs.rx_mode, spec_rx_modes, 0),
 	SPEC_U("napi-weight", VFWD_APPLY_LIVE, knobs.napi_weight, 1, 4096, 64),

@@ -248,7 +248,7 @@ defaults(void)
 	CHECK(!o.knobs.gro.enabled && o.knobs.gro.mode == VFWD_GRO_HEAVY);
 	CHECK(o.knobs.gro.engine == VFWD_GRO_ENGINE_VFWD &&
 	      o.knobs.gro.flush == VFWD_GRO_FLUSH_TIMEOUT);
-	CHECK(o.knobs.gro.flush_us == 200 && o.knobs.gro.max_flows == 64);
+	CHECK(o.knobs.gro.flush_us == 500 && o.knobs.gro.max_flows == 64);
 	CHECK(o.socket_mode == 0660 && !o.socket_owner_set);
 	CHECK(o.cmdline_file[0] == '\0');
 	CHECK(o.pipe_rx == 0 && o.pipe_work == 0);
