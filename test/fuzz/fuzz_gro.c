@@ -51,7 +51,10 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
+#include "fuzz_check.h"
 #include "vfwd.h"
+
+#define FUZZ_TARGET "fuzz_gro"
 
 #define MAX_FRAMES 128
 #define MAX_FRAME_LEN 1700
@@ -66,32 +69,13 @@ static struct vfwd_gro gro_wide, gro_narrow;
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void __attribute__((noreturn))
-broken(const char *invariant, int line, const char *detail)
-{
-	fprintf(stderr, "fuzz_gro: invariant %s broken (fuzz_gro.c:%d): %s\n", invariant, line,
-		detail);
-	abort();
-}
-
-#define INVARIANT(name, cond)                                                          \
-	do {                                                                           \
-		if (!(cond))                                                           \
-			broken(name, __LINE__, #cond);                                 \
-	} while (0)
-
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	static char prefix[64];
-	char *eal[] = {(*argv)[0], "-l", "0", "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
-		       "--log-level=*:crit", "--file-prefix", prefix};
 	const struct vfwd_gro_conf wide = {.max_flows = 64}, narrow = {.max_flows = 4};
 
 	(void)argc;
-	snprintf(prefix, sizeof(prefix), "vfwd-fuzz-gro-%d", getpid());
-	if (rte_eal_init(RTE_DIM(eal), eal) < 0)
-		abort();
+	fuzz_eal_init((*argv)[0], "fuzz-gro");
 	pool = rte_pktmbuf_pool_create("f_pool", 4095, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	if (pool == NULL || vfwd_gro_init(&gro_wide, &wide, 0) != 0 ||
 	    vfwd_gro_init(&gro_narrow, &narrow, 0) != 0)

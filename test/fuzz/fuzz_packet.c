@@ -103,7 +103,10 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
+#include "fuzz_check.h"
 #include "vfwd.h"
+
+#define FUZZ_TARGET "fuzz_packet"
 
 #define MAX_FRAMES 64
 #define MAX_FRAME_LEN 9100
@@ -115,32 +118,13 @@ static struct vfwd_gro gro_light, gro_heavy;
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void __attribute__((noreturn))
-broken(const char *invariant, int line, const char *detail)
-{
-	fprintf(stderr, "fuzz_packet: invariant %s broken (fuzz_packet.c:%d): %s\n", invariant,
-		line, detail);
-	abort();
-}
-
-#define INVARIANT(name, cond)                                                          \
-	do {                                                                           \
-		if (!(cond))                                                           \
-			broken(name, __LINE__, #cond);                                 \
-	} while (0)
-
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	static char prefix[64];
-	char *eal[] = {(*argv)[0], "-l", "0", "--no-huge", "-m", "256", "--no-pci", "--no-shconf",
-		       "--log-level=*:crit", "--file-prefix", prefix};
 	const struct vfwd_gro_conf conf = {.max_flows = 64};
 
 	(void)argc;
-	snprintf(prefix, sizeof(prefix), "vfwd-fuzz-%d", getpid());
-	if (rte_eal_init(RTE_DIM(eal), eal) < 0)
-		abort();
+	fuzz_eal_init((*argv)[0], "fuzz");
 	pool = rte_pktmbuf_pool_create("f_pool", 8191, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
 	indirect_pool = rte_pktmbuf_pool_create("f_indirect", 4095, 0, 0, 0, 0);
 	if (pool == NULL || indirect_pool == NULL || vfwd_gro_init(&gro_light, &conf, 0) != 0 ||
@@ -233,7 +217,7 @@ static const uint8_t *
 flat(const struct rte_mbuf *m, uint8_t *buf)
 {
 	if (rte_pktmbuf_pkt_len(m) > FLAT_MAX)
-		broken("sanity", __LINE__, "packet longer than 64 KiB");
+		fuzz_broken(FUZZ_TARGET, "sanity", __LINE__, "packet longer than 64 KiB");
 	return rte_pktmbuf_read(m, 0, rte_pktmbuf_pkt_len(m), buf);
 }
 
