@@ -112,13 +112,7 @@ def run_cell(cell, mb, kvm):
             fwd = env.vfwd(vdevs, ["--stats-format", "json", "--stats-period", "1"] +
                            cell["args"], netns=ns, name="fwd")
             fwd.wait_output("forwarding", 30)
-        ip = ["ip", "-n", ns]
-        if v6:
-            subprocess.run(ip + ["-6", "addr", "add", host_ip + "/64", "dev", tap, "nodad"],
-                           check=True)
-        else:
-            subprocess.run(ip + ["addr", "add", host_ip + "/24", "dev", tap], check=True)
-        subprocess.run(ip + ["link", "set", tap, "up"], check=True)
+        guest.tap_up(ns, tap, v6)
         host = Proc(env, "host", ["ip", "netns", "exec", ns, "python3", "-c", HOST_STREAM,
                                   str(mb << 20), host_ip, "300"])
         argv = guest.qemu_argv(sock, initrd)

@@ -241,6 +241,18 @@ def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=(), queu
             "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio"]
 
 
+def tap_up(ns, tap, v6):
+    """The host's end of the guest's link: the tap in namespace ns gets the
+    host's address (IPv6 without duplicate address detection) and goes up."""
+    ip = ["ip", "-n", ns]
+    if v6:
+        subprocess.run(ip + ["-6", "addr", "add", HOST_IP6 + "/64", "dev", tap, "nodad"],
+                       check=True)
+    else:
+        subprocess.run(ip + ["addr", "add", HOST_IP + "/24", "dev", tap], check=True)
+    subprocess.run(ip + ["link", "set", tap, "up"], check=True)
+
+
 # The host end of the transfers, run inside the namespace with the tap:
 # receive exactly N bytes on 5001, then send N fresh random bytes on 5002;
 # prints the sha256 of each.

@@ -79,12 +79,7 @@ def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=()):
                 + list(extra)
             vf = env.vfwd(vdevs, args, netns=ns)
             vf.wait_output("forwarding", 30)
-        if v6:
-            subprocess.run(ip + ["-6", "addr", "add", host_ip + "/64", "dev", tap, "nodad"],
-                           check=True)
-        else:
-            subprocess.run(ip + ["addr", "add", host_ip + "/24", "dev", tap], check=True)
-        subprocess.run(ip + ["link", "set", tap, "up"], check=True)
+        guest.tap_up(ns, tap, v6)
         subprocess.run(ip + ["link", "set", "lo", "up"], check=True)
         before = nstat(ns)
         host = Proc(env, "host", ["ip", "netns", "exec", ns, "python3", "-c", guest.HOST_SIDE,
