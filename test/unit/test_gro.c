@@ -65,6 +65,14 @@ stream_byte(uint32_t flow, uint32_t off)
 	return (uint8_t)(off * 7 + flow * 13 + (off >> 8));
 }
 
+/* A big-endian 16-bit field wherever it falls (tags shift the headers). */
+static void
+put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
 static struct rte_mbuf *
 seg_mbuf(const struct seg *s)
 {
@@ -83,10 +91,10 @@ seg_mbuf(const struct seg *s)
 	f[11] = 1;
 	p = f + 12;
 	for (uint8_t t = 0; t < s->tags; t++, p += 4) {
-		*(rte_be16_t *)p = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		*(rte_be16_t *)(p + 2) = rte_cpu_to_be_16(100 + t);
+		put16(p, RTE_ETHER_TYPE_VLAN);
+		put16(p + 2, (uint16_t)(100 + t));
 	}
-	*(rte_be16_t *)p = rte_cpu_to_be_16(s->v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
+	put16(p, s->v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
 	th = (void *)(f + l2 + l3);
 	if (s->v6) {
 		struct rte_ipv6_hdr *ip = (void *)(f + l2);
@@ -131,7 +139,8 @@ seg_mbuf(const struct seg *s)
 		o[1] = 1;
 		o[2] = 8;
 		o[3] = 10;
-		*(rte_be32_t *)(o + 4) = rte_cpu_to_be_32(s->tsval);
+		put16(o + 4, (uint16_t)(s->tsval >> 16));
+		put16(o + 6, (uint16_t)s->tsval);
 	}
 	for (uint32_t i = 0; i < payload; i++)
 		f[l2 + l3 + l4 + i] = stream_byte(s->flow, s->off + i);
@@ -305,7 +314,7 @@ frames_are(const struct want *w, uint32_t nw)
 		for (uint32_t j = 0; j < out.n && !found; j++)
 			if (!used[j] && out.f[j].flow == w[i].flow &&
 			    out.f[j].off == w[i].first * MSS && out.f[j].segs == w[i].segs)
-				found = used[j] = true;
+				found = (used[j] = true);
 		if (!found) {
 			fprintf(stderr, "# no frame [%u %u+%u]\n", w[i].flow, w[i].first, w[i].segs);
 			return false;

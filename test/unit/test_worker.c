@@ -891,7 +891,7 @@ gro_complete_sends_when_a_poll_runs_empty(void)
 	CHECK(got == 1 && payload == 4 * MSS);
 
 	/* a full burst: held; the next poll finds the queue empty: sent */
-	for (uint32_t s = 4; s < 4 + k.burst; s++)
+	for (uint32_t s = 4; s < 4u + k.burst; s++)
 		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], tcp_seg(3, s)) == 0);
 	vfwd_worker_round(worker, &k, rte_rdtsc());
 	CHECK(drain_tx(0, NULL) == 0 && vfwd_gro_held(&worker->streams[0].off.gro) == 1);
