@@ -23,16 +23,17 @@
 
 #include "vfwd.h"
 
-/* librte_gro heavy mode holds at most this many segments: what it held
- * before vfwd had an engine of its own (its table is flows x 32 items). */
+/* librte_gro heavy mode holds at most this many items (merged packets):
+ * what it held before vfwd had an engine of its own (its table is flows x
+ * 32 items). */
 #define DPDK_GRO_HOLD_SEGS 256
 
-/* TCP flags that neither merge nor wait: the flow they belong to is sent,
- * then they are. */
 /* A segment in more mbufs than this is not held (the hold budget is in
  * mbufs). */
 #define VFWD_GRO_SEG_MBUFS_MAX 32
 
+/* TCP flags that neither merge nor wait: the flow they belong to is sent,
+ * then they are. */
 #define TCP_NO_HOLD (RTE_TCP_FIN_FLAG | RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG | \
 		     RTE_TCP_URG_FLAG | RTE_TCP_ECE_FLAG | RTE_TCP_CWR_FLAG)
 
@@ -323,7 +324,9 @@ flow_start(struct vfwd_gro_table *t, const struct gro_seg *sg, struct rte_mbuf *
 
 #ifdef RTE_ARCH_X86
 /* 16-bit words widened into 32-bit lanes, added: a lane takes at most
- * 2 x 0xffff a step, no overflow below 1 GB. DPDK's pkg-config flags
+ * 2 x 0xffff a step, no overflow below 2^32 / (2 x 0xffff) steps (1 MiB
+ * with AVX2, 512 KiB with SSE2; a datagram is at most 64 KiB). DPDK's
+ * pkg-config flags
  * build for corei7 (SSE4.2) whatever the machine: AVX2 is asked for
  * here and used where the CPU has it. */
 __attribute__((target("avx2"))) static uint64_t
