@@ -270,6 +270,13 @@ flow_send(struct vfwd_gro *g, struct gro_flow *fl, struct vfwd_dir_stats *st)
 	struct rte_mbuf *m = fl->head;
 
 	if (fl->segs > 1) {
+		void *ip = rte_pktmbuf_mtod_offset(m, void *, m->l2_len);
+
+		if (fl->key.v6)
+			((struct rte_ipv6_hdr *)ip)->payload_len =
+				rte_cpu_to_be_16(fl->ip_len - sizeof(struct rte_ipv6_hdr));
+		else
+			((struct rte_ipv4_hdr *)ip)->total_length = rte_cpu_to_be_16(fl->ip_len);
 		mark_gso(m, fl->key.v6, fl->mss);
 		st->gro_merged++;
 	}
@@ -290,7 +297,7 @@ send_oldest(struct vfwd_gro *g, struct rte_mbuf **out, struct vfwd_dir_stats *st
 }
 
 /* Hold m as the head of a new flow (room was made). */
-static void
+static struct gro_flow *
 flow_start(struct vfwd_gro_table *t, const struct gro_seg *sg, struct rte_mbuf *m, uint64_t now)
 {
 	int16_t idx = t->free_stack[--t->free_top];
@@ -320,6 +327,7 @@ flow_start(struct vfwd_gro_table *t, const struct gro_seg *sg, struct rte_mbuf *
 	t->newest = idx;
 	t->held_mbufs += m->nb_segs;
 	t->nb_flows++;
+	return fl;
 }
 
 #ifdef RTE_ARCH_X86
@@ -521,22 +529,22 @@ flow_join(struct vfwd_gro_table *t, struct gro_flow *fl, const struct gro_seg *s
 	t->held_mbufs += m->nb_segs;
 	fl->segs++;
 	fl->next_seq += sg->payload;
-	fl->ip_len += sg->payload;
-	if (fl->key.v6) {
-		struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(h, struct rte_ipv6_hdr *, h->l2_len);
-
-		ip->payload_len = rte_cpu_to_be_16(fl->ip_len - sizeof(*ip));
-	} else {
-		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(h, struct rte_ipv4_hdr *, h->l2_len);
-
-		ip->total_length = rte_cpu_to_be_16(fl->ip_len);
-	}
+	fl->ip_len += sg->payload; /* into the IP header when the frame goes */
 	if (sg->flags & RTE_TCP_PSH_FLAG) {
 		struct rte_tcp_hdr *th =
 			rte_pktmbuf_mtod_offset(h, struct rte_tcp_hdr *, h->l2_len + h->l3_len);
 
 		th->tcp_flags |= RTE_TCP_PSH_FLAG;
 	}
+}
+
+/* m leaves as it came; counted out if it was counted in. */
+static inline struct rte_mbuf *
+seg_alone(struct vfwd_gro *g, struct rte_mbuf *m, bool counted, struct vfwd_dir_stats *st)
+{
+	if (counted)
+		count_out(g, st, 1);
+	return m;
 }
 
 /* One TCP segment of a kind the guest takes; returns packets put in out. */
@@ -550,12 +558,12 @@ table_segment(struct vfwd_gro *g, struct rte_mbuf *m, const struct gro_seg *sg,
 	bool no_hold = (sg->flags & TCP_NO_HOLD) || sg->payload == 0;
 	bool could_merge = sg->candidate && !no_hold;
 
-	if (could_merge)
+	if (could_merge) {
 		count_in(g, st, 1);
-	if (could_merge)
 		/* room for its mbufs first: the oldest flows go, maybe its own */
 		while (t->held_mbufs + m->nb_segs > VFWD_GRO_HOLD_MAX && t->nb_flows)
 			no += send_oldest(g, out + no, st);
+	}
 	fl = flow_find(t, sg);
 	if (fl != NULL) {
 		if (could_merge && flow_takes(fl, sg)) {
@@ -563,21 +571,17 @@ table_segment(struct vfwd_gro *g, struct rte_mbuf *m, const struct gro_seg *sg,
 				/* not merged, not held: after its flow, alone, for
 				 * the guest's TCP to drop */
 				out[no++] = flow_send(g, fl, st);
-				out[no++] = m;
-				count_out(g, st, 1);
+				out[no++] = seg_alone(g, m, true, st);
 				return no;
 			}
 			if (!fl->head_checked && !csum_ok(fl->head, sg->v6)) {
 				/* the head goes alone; this one, checked, leads
 				 * the next frame (a PSH one goes as well) */
 				out[no++] = flow_send(g, fl, st);
-				if (sg->flags & RTE_TCP_PSH_FLAG) {
-					out[no++] = m;
-					count_out(g, st, 1);
-				} else {
-					flow_start(t, sg, m, now);
-					t->flows[t->newest].head_checked = true;
-				}
+				if (sg->flags & RTE_TCP_PSH_FLAG)
+					out[no++] = seg_alone(g, m, true, st);
+				else
+					flow_start(t, sg, m, now)->head_checked = true;
 				return no;
 			}
 			fl->head_checked = true;
@@ -594,9 +598,7 @@ table_segment(struct vfwd_gro *g, struct rte_mbuf *m, const struct gro_seg *sg,
 		out[no++] = flow_send(g, fl, st);
 	}
 	if (!could_merge || (sg->flags & RTE_TCP_PSH_FLAG)) {
-		out[no++] = m;
-		if (could_merge)
-			count_out(g, st, 1);
+		out[no++] = seg_alone(g, m, could_merge, st);
 		return no;
 	}
 	if (t->nb_flows == t->max_flows)
@@ -830,6 +832,15 @@ dpdk_burst(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, struct rte_mbuf
 
 /* ============================================================ the stage */
 
+/* may_hold (what the worker looks at on every poll) goes false once
+ * neither engine holds anything. */
+static inline void
+note_empty(struct vfwd_gro *g)
+{
+	if (g->table->nb_flows == 0 && !g->ctx_may_hold)
+		g->may_hold = false;
+}
+
 int
 vfwd_gro_init(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, int socket)
 {
@@ -878,8 +889,7 @@ vfwd_gro_flush(struct vfwd_gro *g, uint64_t timeout_cycles, uint64_t now, struct
 		return 0;
 	n = table_flush(g, timeout_cycles, now, out, max, st);
 	n += dpdk_flush(g, timeout_cycles, now, out + n, max - n, st);
-	if (g->table->nb_flows == 0 && !g->ctx_may_hold)
-		g->may_hold = false;
+	note_empty(g);
 	return n;
 }
 
@@ -926,7 +936,6 @@ vfwd_gro_burst(struct vfwd_gro *g, const struct vfwd_gro_conf *conf, uint8_t kin
 		g->win_bursts = 0;
 		g->win_in = g->win_out = 0;
 	}
-	if (g->table->nb_flows == 0 && !g->ctx_may_hold)
-		g->may_hold = false;
+	note_empty(g);
 	return no;
 }
