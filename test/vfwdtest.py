@@ -254,14 +254,25 @@ class PtyProc:
         self.expect(r"vfwd> ", timeout, since=m0 + len(line))
         return self.screen()[m0:]
 
-    def command_json(self, line, timeout=20):
-        """Type a '... json' command; returns the JSON object it printed."""
-        out = self.command(line, timeout)
-        for text in reversed(out.splitlines()):
-            text = text.strip().replace("vfwd> ", "")
-            if text.startswith("{"):
-                return json.loads(text)
-        raise TestFailure("%s printed no JSON:\n%s" % (line, out[-1500:]))
+    def command_json(self, line, timeout=20, tries=3):
+        """Type a '... json' command; returns the JSON object it printed.
+        DPDK logs from its own threads (vhost-user negotiation, link
+        events) reach the same terminal at any time and can land inside
+        the JSON line: such a line is typed again, up to tries times."""
+        for attempt in range(tries):
+            out = self.command(line, timeout)
+            for text in reversed(out.splitlines()):
+                text = text.strip().replace("vfwd> ", "")
+                if text.startswith("{"):
+                    try:
+                        return json.loads(text)
+                    except json.JSONDecodeError:
+                        if attempt == tries - 1:
+                            raise TestFailure("%s printed broken JSON %d times:\n%s"
+                                              % (line, tries, out[-1500:]))
+                        break
+            else:
+                raise TestFailure("%s printed no JSON:\n%s" % (line, out[-1500:]))
 
     def wait(self, timeout):
         try:
