@@ -5,6 +5,7 @@ vhost-user socket. Also the host side of the guest's TCP transfers."""
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 
@@ -170,20 +171,32 @@ def kernel():
     return vmlinuz, vmlinuz.split("vmlinuz-", 1)[1]
 
 
+def shared_libs(binary):
+    """The shared objects a dynamic binary loads (ldd), the loader included:
+    what the initramfs needs beside it, at the same paths."""
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
+    return sorted({p for p in re.findall(r"(/\S+\.so[.\d]*)", out) if os.path.exists(p)})
+
+
 def build_initramfs(workdir, mb, init=None, v6=False, modules=(), binaries=(), udp=0,
-                    params=None):
+                    params=None, dynamic=()):
     """Returns the path of a gzip'd cpio with busybox, the virtio_net
     modules of the installed kernel (and the extra modules, in load order),
-    the extra binaries in /bin and an init that runs the transfers (or the
-    given init text, with params' keys among its %(...)s), over IPv4 or
-    (v6) IPv6."""
+    the extra binaries in /bin (dynamic ones with their shared libraries)
+    and an init that runs the transfers (or the given init text, with
+    params' keys among its %(...)s), over IPv4 or (v6) IPv6."""
     _, version = kernel()
     root = os.path.join(workdir, "initramfs")
     for d in ("bin", "proc", "sys", "tmp", "dev", "lib/modules"):
         os.makedirs(os.path.join(root, d), exist_ok=True)
     shutil.copy(shutil.which("busybox"), os.path.join(root, "bin", "busybox"))
-    for b in binaries:
+    for b in list(binaries) + list(dynamic):
         shutil.copy(b, os.path.join(root, "bin", os.path.basename(b)))
+    for b in dynamic:
+        for lib in shared_libs(b):
+            dst = os.path.join(root, lib.lstrip("/"))
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy(lib, dst)
     for m in MODULES + list(modules):
         found = glob.glob("/lib/modules/%s/kernel/**/%s.ko*" % (version, m), recursive=True)
         if not found:
@@ -211,11 +224,12 @@ def build_initramfs(workdir, mb, init=None, v6=False, modules=(), binaries=(), u
 
 
 def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=(), queues=1,
-              vectors=0):
+              vectors=0, ring=0):
     """QEMU on vhost-user socket sock (eth0 in the guest), and one more NIC
     (eth1, ...) on each of more_socks. queues > 1: eth0 multi-queue
     (vhost-user queues=N, virtio-net mq=on), with vectors MSI-X vectors
-    (0: INTx, as below)."""
+    (0: INTx, as below). ring: eth0's rx and tx queue sizes (0: QEMU's
+    256)."""
     vmlinuz, _ = kernel()
     nics = []
     for i, path in enumerate(more_socks, 1):
@@ -233,8 +247,9 @@ def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=(), queu
                                                              if queues > 1 else ""),
             # vectors=0: QEMU 7.2 under TCG crashes setting up MSI-X for
             # vhost-user; romfile=: no iPXE, we boot a kernel directly
-            "-device", "virtio-net-pci,netdev=net0,vectors=%d,romfile=,mac=52:54:00:12:34:56%s"
-            % (vectors, ",mq=on" if queues > 1 else ""),
+            "-device", "virtio-net-pci,netdev=net0,vectors=%d,romfile=,mac=52:54:00:12:34:56%s%s"
+            % (vectors, ",mq=on" if queues > 1 else "",
+               ",rx_queue_size=%d,tx_queue_size=%d" % (ring, ring) if ring else ""),
             ] + nics + [
             "-kernel", vmlinuz, "-initrd", initrd,
             "-append", "console=ttyS0 panic=-1 quiet",
