@@ -52,7 +52,10 @@ SCENARIOS = os.path.join(ROOT, "config", "perf")
 BASELINES = ("testpmd-io", "testpmd-csum-gro", "ovs")
 # generator options a scenario's [traffic] may set (a list: an axis)
 GEN_KEYS = ("profile", "dir", "size", "flows", "rate", "mss", "tso", "psh-every",
-            "outstanding", "burst", "ipv6", "vlan", "tcp-ts")
+            "outstanding", "burst", "ipv6", "vlan", "tcp-ts", "queues")
+# cell keys of [vfwd] / variants that are not vfwd options: workers = the
+# polling lcores vfwd gets (default 1, or what --pipeline needs)
+LAYOUT_KEYS = ("workers",)
 # what a cell reports; (key, header, format)
 METRICS = {
     "mpps": ("Mpps", "%.3f"),
@@ -72,7 +75,24 @@ METRICS = {
     "cyc_pkt": ("cycles/pkt", "%.0f"),
     "busy_pct": ("busy % per lcore", None),
     "cpu_pct": ("CPU %", "%.0f"),
+    # the guest topology (bench/guest_perf.py)
+    "mbit": ("Mbit/s", "%.0f"),
+    "tps": ("trans/s", "%.0f"),
+    "g_rx_mb": ("guest rx frames/MB", "%.0f"),
+    "g_tx_mb": ("guest tx frames/MB", "%.0f"),
+    "g_irq_s": ("guest irqs/s", "%.0f"),
+    "g_irq_frame": ("guest irqs/frame", "%.3f"),
+    "g_cpu": ("guest CPU usr/sys/softirq %", None),
+    "g_sirq_mb": ("guest softirq ms/MB", "%.2f"),
+    "g_cpu_mb": ("guest CPU ms/MB", "%.1f"),
+    "calls_pkt": ("calls into guest/pkt", "%.3f"),
+    "kicks_pkt": ("kicks from guest/pkt", "%.3f"),
 }
+# metrics that are a list (one value per lcore, or a split): medians per place
+LIST_METRICS = ("busy_pct", "g_cpu")
+GUEST_METRICS = ["mbit", "tps", "rtt_p50", "rtt_p99", "loss_pct", "g_rx_mb", "g_irq_s",
+                 "g_irq_frame", "g_cpu", "g_sirq_mb", "calls_pkt", "kicks_pkt", "cyc_pkt",
+                 "busy_pct", "cpu_pct"]
 
 
 def log(msg):
@@ -87,7 +107,19 @@ def load_scenario(sid):
         s = tomllib.load(f)
     s["id"] = sid
     check(s.get("topology", "vhost-memif") == "vhost-memif",
-          "%s: topology %s: only vhost-memif is built here" % (path, s.get("topology")))
+          "%s: topology %s: the generator's is vhost-memif (the guest's is [guest])"
+          % (path, s.get("topology")))
+    if "guest" in s:
+        import guest_perf
+        g = s["guest"]
+        check(set(g) <= {"title", "about", "workloads", "variants", "baselines", "report"},
+              "%s: unknown [guest] keys %s" % (path, sorted(set(g) - {
+                  "title", "about", "workloads", "variants", "baselines", "report"})))
+        for w in g.get("workloads", []):
+            guest_perf.parse_workload(w)
+        for b in g.get("baselines", []):
+            check(b in guest_perf.FORWARDERS, "%s: [guest] baseline %s: the guest cells have %s"
+                  % (path, b, ", ".join(guest_perf.FORWARDERS[1:])))
     for key, v in s.get("traffic", {}).items():
         for x in (v if isinstance(v, list) else [v]):
             for k in (set(x) - {"name"} if isinstance(x, dict) else [key]):
@@ -104,6 +136,8 @@ def knob_args(knobs):
     """vfwd options from {knob: value}: true is a bare flag, false none."""
     args = []
     for k, v in knobs.items():
+        if k in LAYOUT_KEYS:
+            continue
         if v is True:
             args.append("--" + k)
         elif v is not False:
@@ -140,8 +174,23 @@ def cells(s, baselines=True):
         for name, fwd, knobs in variants(s, baselines):
             out.append({"scenario": s["id"], "point": point, "variant": name, "fwd": fwd,
                         "knobs": knobs, "vfwd_args": knob_args(knobs),
-                        "vm_ring": s.get("vm_ring")})
+                        "vm_ring": s.get("vm_ring"),
+                        "topology": s.get("topology", "vhost-memif")})
     return out
+
+
+def guest_scenario(s):
+    """The [guest] table of scenario s as a scenario of its own ("<id>-guest",
+    topology guest): its axis the workloads, its variants vfwd knob sets."""
+    g = s["guest"]
+    report = dict(g.get("report", {}))
+    report.setdefault("rows", ["workload"])
+    report.setdefault("metrics", GUEST_METRICS)
+    return {"id": s["id"] + "-guest", "parent": s["id"], "topology": "guest",
+            "title": g.get("title", s.get("title", s["id"])) + " (real guest)",
+            "about": g.get("about", ""), "traffic": {"workload": g["workloads"]},
+            "variants": g.get("variants", [{"name": "vfwd", "vfwd": {}}]),
+            "baselines": g.get("baselines", []), "report": report}
 
 
 def label(v):
@@ -174,7 +223,13 @@ def cell_key(c):
                          ",".join("%s=%s" % (k, label(v)) for k, v in c["point"].items()))
 
 
-def pipeline_lcores(args):
+def pipeline_lcores(args, knobs=None, queues=1):
+    """the polling lcores a cell's vfwd needs: its knob workers, else one
+    per queue of the generator (traffic queues = N), else the pipeline's"""
+    if knobs and knobs.get("workers"):
+        return int(knobs["workers"])
+    if queues > 1:
+        return queues
     if "--pipeline" in args:
         r, w = args[args.index("--pipeline") + 1].split(":")
         return int(r) + int(w)
@@ -237,20 +292,29 @@ def cpu_pct(a, b, secs):
 class Forwarder:
     """vfwd, testpmd or OVS on the generator topology."""
 
-    def __init__(self, env, cell, cpus, tso):
+    def __init__(self, env, cell, cpus, tso, gen_cpus=1):
         self.env, self.cell, self.kind = env, cell, cell["fwd"]
         fwd_vdevs, self.gen_vdevs = gen_topology(env, tso)
+        nq = int(traffic_of(cell).get("queues", 1))
+        if nq > 1:  # the generator's queues: as many on the vhost port
+            fwd_vdevs[0] += ",queues=%d" % nq
+            self.gen_vdevs[0] += ",queues=%d" % nq
         if cell.get("vm_ring"):
             # the guest's ring: merged GRO frames need room (QEMU's
             # rx_queue_size; virtio-user's default is 256)
             self.gen_vdevs[0] += ",queue_size=%d" % cell["vm_ring"]
-        workers = [cpus[1 + i % (len(cpus) - 1)] if len(cpus) > 1 else cpus[0]
-                   for i in range(pipeline_lcores(cell["vfwd_args"]))]
+        # the generator on cpus[:gen_cpus], the polling lcores on the rest
+        # (dealt out in turn when there are more lcores than CPUs)
+        own = cpus[gen_cpus:] or cpus[-1:]
+        workers = [own[i % len(own)]
+                   for i in range(pipeline_lcores(cell["vfwd_args"], cell["knobs"], nq))]
         lcores = "0@%d," % cpus[0] + ",".join("%d@%d" % (i + 1, c) for i, c in enumerate(workers))
         self.thread_prefix = "rte-worker"
         self.ovs = None
         if self.kind == "vfwd":
             args = list(cell["vfwd_args"])
+            if nq > 1 and "--rxq" not in args:
+                args += ["--rxq", str(nq)]
             if "--pipeline" in args:
                 w = args[args.index("--pipeline") + 1].split(":")[1]
                 args += ["--txq", w]
@@ -375,11 +439,12 @@ def metrics_of(rep, cost):
     return m
 
 
-def run_cell(cell, secs, cpus):
+def run_cell(cell, secs, cpus, gen_cpus=1):
     tag = re.sub(r"[^a-z0-9]+", "-", cell_key(cell).lower())[:40]
     with Env("perf-" + tag) as env:
-        fwd = Forwarder(env, cell, cpus, needs_tso(cell))
-        g = env.gen(fwd.gen_vdevs, gen_args(cell, secs), lcores="0@%d" % cpus[0], name="gen")
+        fwd = Forwarder(env, cell, cpus, needs_tso(cell), gen_cpus)
+        gl = ",".join("%d@%d" % (i, c) for i, c in enumerate(cpus[:gen_cpus]))
+        g = env.gen(fwd.gen_vdevs, gen_args(cell, secs), lcores=gl, name="gen")
         g.wait_output("running", 40, stream="err")
         t0 = time.monotonic()
         # the middle of the run: past the start, before the sender stops
@@ -394,6 +459,39 @@ def run_cell(cell, secs, cpus):
         fwd.stop(cost)
         g.stop(20)
         return rep, metrics_of(rep, cost)
+
+
+def guest_sessions(order):
+    """The guest cells of order grouped by (scenario, forwarder): one
+    session (a forwarder and a guest boot) runs each group."""
+    groups = {}
+    for c in order:
+        if c["topology"] == "guest":
+            groups.setdefault((c["scenario"], c["fwd"]), []).append(c)
+    return list(groups.values())
+
+
+def run_guest_session(cells_, rnd, secs, cpus, accel):
+    """Yields (cell, metrics) or (cell, exception) for each of the cells,
+    run on one guest boot in an order that turns with the round."""
+    import guest_perf
+    k = rnd % len(cells_)
+    turn = cells_[k:] + cells_[:k]
+    scope = sorted({key for c in cells_ for key in c["knobs"]})
+    tag = re.sub(r"[^a-z0-9]+", "-", ("%s-%s" % (cells_[0]["scenario"], cells_[0]["fwd"])).lower())
+    try:
+        with Env("perfg-" + tag[:30]) as env:
+            sess = guest_perf.Session(env, cells_[0]["fwd"], cpus, accel)
+            for c in turn:
+                try:
+                    m = sess.run_cell(c, scope, secs)
+                    m["boot_s"] = sess.boot_s
+                    yield c, m
+                except TestFailure as e:
+                    yield c, e
+            sess.close()
+    except Exception as e:  # the session itself: every cell not yet run fails
+        yield None, e
 
 
 # ---- results ----
@@ -413,7 +511,7 @@ def aggregate(runs):
         names = {k for r in rs for k in r["metrics"]}
         for k in names:
             vals = [r["metrics"].get(k) for r in rs]
-            if k == "busy_pct":
+            if k in LIST_METRICS:
                 lists = [v for v in vals if v]
                 if lists:
                     agg[k] = [statistics.median(x) for x in zip(*lists)]
@@ -475,7 +573,7 @@ def markdown(scens, cellmap, agg, args, notes):
             point = tuple(str(axis_value(c, r)) for r in rows)
             cols = list(point) + [c["variant"]]
             for m in mets:
-                if m == "busy_pct":
+                if m in LIST_METRICS:
                     cols.append("/".join("%.0f" % x for x in a[m]) if a.get(m) else "-")
                 else:
                     cols.append(fmt(a.get(m), METRICS[m][1]))
@@ -581,7 +679,7 @@ def write_csv(path, scens, cellmap, agg):
         w = csv.writer(f)
         head = ["scenario", "variant", "forwarder"] + keys
         for m in mets:
-            head += [m] if m == "busy_pct" else [m, m + "_min", m + "_max"]
+            head += [m] if m in LIST_METRICS else [m, m + "_min", m + "_max"]
         head.append("errors")
         w.writerow(head)
         for s in scens:
@@ -589,7 +687,7 @@ def write_csv(path, scens, cellmap, agg):
                 a = agg.get(cell_key(c), {})
                 row = [s["id"], c["variant"], c["fwd"]] + [label(c["point"].get(k, "")) for k in keys]
                 for m in mets:
-                    if m == "busy_pct":
+                    if m in LIST_METRICS:
                         row.append("/".join("%.1f" % x for x in a.get(m, [])))
                     elif a.get(m):
                         row += ["%.6g" % a[m]["median"], "%.6g" % a[m]["min"], "%.6g" % a[m]["max"]]
@@ -599,21 +697,25 @@ def write_csv(path, scens, cellmap, agg):
                 w.writerow(row)
 
 
-def plan(scens, baselines, have_ovs, why, ncpu):
+def plan(scens, baselines, have_ovs, why, ncpu, gen_cpus=1):
     """{scenario: [cells]} and {scenario: [notes]}, saying loudly when
     there are too few CPUs"""
     cellmap, notes = {}, {}
     for s in scens:
         cs = cells(s, baselines)
+        if s.get("topology") == "guest":
+            cellmap[s["id"]] = cs
+            continue
         if not have_ovs and any(c["fwd"] == "ovs" for c in cs):
             notes.setdefault(s["id"], []).append("OVS-DPDK left out: %s" % why)
             cs = [c for c in cs if c["fwd"] != "ovs"]
         cellmap[s["id"]] = cs
-        need = 1 + max(pipeline_lcores(c["vfwd_args"]) for c in cs)
+        need = gen_cpus + max(pipeline_lcores(c["vfwd_args"], c["knobs"],
+                                              int(traffic_of(c).get("queues", 1))) for c in cs)
         if need > ncpu:
-            msg = ("WARNING: %s needs %d CPUs (the generator + %d polling lcores), this "
+            msg = ("WARNING: %s needs %d CPUs (the generator's %d + %d polling lcores), this "
                    "machine has %d: lcores share CPUs and those cells understate what "
-                   "they would do" % (s["id"], need, need - 1, ncpu))
+                   "they would do" % (s["id"], need, gen_cpus, need - gen_cpus, ncpu))
             log(msg)
             notes.setdefault(s["id"], []).append(msg)
     return cellmap, notes
@@ -673,6 +775,14 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--out", default=None, help="results folder (results/perf-<time>)")
     ap.add_argument("--no-baselines", action="store_true")
+    ap.add_argument("--topology", choices=("all", "guest", "gen"), default="all",
+                    help="guest: only the real-guest cells ([guest] of a scenario); gen: only "
+                    "the generator's (the polling peer); all: both")
+    ap.add_argument("--gen-cpus", type=int, default=1,
+                    help="CPUs of the generator (its lcores), the first of this process's; "
+                    "the forwarder's polling lcores get the others")
+    ap.add_argument("--guest-secs", type=float, default=3.0,
+                    help="seconds of each guest workload")
     ap.add_argument("--list", action="store_true", help="list the cells and exit")
     ap.add_argument("--replot", metavar="DIR",
                     help="no runs: tables and plots again from DIR/results.json into DIR")
@@ -688,7 +798,12 @@ def main(argv=None):
         ids = want
     else:
         ids = [i for i in ids if not load_scenario(i).get("manual")]
-    scens = [load_scenario(i) for i in ids]
+    loaded = [load_scenario(i) for i in ids]
+    # the real-guest tables first: they lead the report
+    scens = ([guest_scenario(s) for s in loaded if "guest" in s and args.topology != "gen"] +
+             [s for s in loaded if args.topology != "guest" and
+              ("traffic" in s or "variants" in s or "vfwd" in s)])
+    check(scens, "no cells: %s with --topology %s" % (",".join(ids), args.topology))
     have_ovs = True
     try:
         import ovs
@@ -696,7 +811,20 @@ def main(argv=None):
     except ImportError as e:
         have_ovs, why = False, str(e)
     cpus = sorted(os.sched_getaffinity(0))
-    cellmap, notes = plan(scens, not args.no_baselines, have_ovs, why, len(cpus))
+    cellmap, notes = plan(scens, not args.no_baselines, have_ovs, why, len(cpus), args.gen_cpus)
+    accel = "tcg"
+    if any(s.get("topology") == "guest" for s in scens) and not args.list:
+        import guest_perf
+        ok, why_not = guest_perf.have_tools()
+        check(ok, "guest cells: %s" % why_not)
+        accel, why_accel = guest_perf.accel()
+        for s in scens:
+            if s.get("topology") == "guest":
+                notes.setdefault(s["id"], []).append(
+                    "QEMU %s (%s); %g s per workload; one guest boot per forwarder and round, "
+                    "vfwd's variants typed at its prompt (`set ...`) in turn; the guest and "
+                    "the host side on CPU %d, the forwarder's polling lcore on CPU %d."
+                    % (accel.upper(), why_accel, args.guest_secs, cpus[0], cpus[-1]))
     order = [c for s in scens for c in cellmap[s["id"]]]
     if args.list:
         for c in order:
@@ -710,13 +838,32 @@ def main(argv=None):
     runs = {cell_key(c): [] for c in order}
     raw = []
     t_start = time.monotonic()
+    gen_order = [c for c in order if c["topology"] != "guest"]
+    sessions = guest_sessions(order)
     for r in range(args.rounds):
         # interleaved: every cell once per round, each round starting elsewhere
-        k = (r * max(1, len(order) // max(1, args.rounds))) % max(1, len(order))
-        for c in order[k:] + order[:k]:
+        for cells_ in sessions[r % max(1, len(sessions)):] + sessions[:r % max(1, len(sessions))]:
+            done = set()
+            for c, m in run_guest_session(cells_, r, args.guest_secs, cpus, accel):
+                todo = [c] if c else [x for x in cells_ if cell_key(x) not in done]
+                for x in todo:
+                    key = cell_key(x)
+                    done.add(key)
+                    if isinstance(m, Exception):
+                        log("round %d %s: FAILED %s" % (r + 1, key, str(m).splitlines()[0][:300]))
+                        raw.append({"cell": key, "round": r + 1, "error": str(m)[-2000:]})
+                        continue
+                    runs[key].append({"metrics": m})
+                    raw.append({"cell": key, "round": r + 1, "metrics": m})
+                    log("round %d %-60s %s" % (r + 1, key[:60], "  ".join(
+                        "%s=%s" % (k2, ("%.3g" % v) if isinstance(v, float) else v)
+                        for k2, v in m.items() if k2 in ("mbit", "tps", "g_irq_frame",
+                                                         "g_rx_mb", "cpu_pct") and v is not None)))
+        k = (r * max(1, len(gen_order) // max(1, args.rounds))) % max(1, len(gen_order))
+        for c in gen_order[k:] + gen_order[:k]:
             key = cell_key(c)
             try:
-                rep, m = run_cell(c, args.secs, cpus)
+                rep, m = run_cell(c, args.secs, cpus, args.gen_cpus)
             except Exception as e:  # one failed cell does not end the run
                 log("round %d %s: FAILED %s" % (r + 1, key, str(e).splitlines()[0][:300]))
                 raw.append({"cell": key, "round": r + 1, "error": str(e)[-2000:]})

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Everything dpdk-vfwd needs on a fresh Debian 12 machine, as root:
 # packages (QEMU, a kernel and busybox are for the real-guest tests; gnuplot
-# and OVS-DPDK for the perf runs' plots and baseline),
+# and OVS-DPDK for the perf runs' plots and baseline, iperf3 for their
+# real-guest cells),
 # 2 MB hugepages, the build. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,7 @@ PACKAGES="dpdk dpdk-dev libdpdk-dev meson ninja-build pkg-config gcc python3 ipr
 	librte-net-pcap23
 	qemu-system-x86 linux-image-amd64 busybox-static cpio xz-utils tcpdump clang
 	libc6-dev ethtool
-	gnuplot-nox openvswitch-switch-dpdk"
+	gnuplot-nox openvswitch-switch-dpdk iperf3"
 HUGEPAGES=${VFWD_HUGEPAGES:-1024}   # 2 MB pages: 2 GB
 
 if [ "$(id -u)" != 0 ]; then

@@ -8,6 +8,7 @@ here (a shared 2-CPU machine); doc/perf.md has the measured ones."""
 import csv
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -49,5 +50,49 @@ def test_smoke_scenario_makes_csv_markdown_and_plot():
         root = ET.parse(svg).getroot()
         check(root.tag.endswith("svg") and len(list(root.iter())) > 20, "plot is not a drawing")
         check("smoke-1.svg" in md, "the markdown does not show the plot")
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def test_guest_cell_end_to_end():
+    """config/perf/guest-smoke.toml: one boot of a real guest on vfwd, a TCP
+    stream into it and request/response; the row of each has its guest
+    figures (frames, interrupts, CPU split, calls) and the forwarder's cost,
+    and the markdown table names the accelerator that ran."""
+    import guest_perf
+    ok, why = guest_perf.have_tools()
+    check(ok, why + " (usertools/setup.sh installs it)")
+    out = tempfile.mkdtemp(prefix="vfwd-perfg-")
+    try:
+        rc = perf.main(["--scenarios", "guest-smoke", "--rounds", "1", "--guest-secs", "2",
+                        "--out", out])
+        check(rc == 0, "perf.py exit %d" % rc)
+        with open(os.path.join(out, "results.json")) as f:
+            res = json.load(f)
+        check(all("metrics" in r for r in res["runs"]) and len(res["runs"]) == 2,
+              "runs: %s" % [r.get("error", "ok")[:300] for r in res["runs"]])
+        with open(os.path.join(out, "results.csv")) as f:
+            rows = {r["workload"]: r for r in csv.DictReader(f)}
+        check(sorted(rows) == ["rr 1", "tcp-in 1"], "rows: %s" % sorted(rows))
+        tcp, rr = rows["tcp-in 1"], rows["rr 1"]
+        for k in ("mbit", "g_rx_mb", "g_irq_s", "g_irq_frame", "g_sirq_mb", "cyc_pkt",
+                  "cpu_pct"):
+            check(tcp[k] and float(tcp[k]) > 0, "tcp-in 1: %s empty or zero: %s" % (k, tcp))
+        # a TCP stream into the guest: at least one frame per 64 KiB, and
+        # its ACKs the other way
+        check(float(tcp["g_rx_mb"]) >= 16 and float(tcp["g_tx_mb"]) > 0, "frames: %s" % tcp)
+        usr, sys_, sirq = (float(x) for x in tcp["g_cpu"].split("/"))
+        check(0 <= usr + sys_ + sirq <= 100.5 and sys_ + sirq > 0, "guest CPU split: %s"
+              % tcp["g_cpu"])
+        for k in ("tps", "rtt_p50", "rtt_p99", "calls_pkt", "g_irq_s"):
+            check(rr[k] and float(rr[k]) > 0, "rr 1: %s empty or zero: %s" % (k, rr))
+        check(float(rr["rtt_p50"]) <= float(rr["rtt_p99"]), "percentiles: %s" % rr)
+        with open(os.path.join(out, "results.md")) as f:
+            md = f.read()
+        for h in ("| workload | forwarder | Mbit/s |", "guest rx frames/MB", "guest irqs/frame",
+                  "guest CPU usr/sys/softirq %", "calls into guest/pkt"):
+            check(h in md, "no '%s' in the table:\n%s" % (h, md[:2000]))
+        check(re.search(r"QEMU (TCG|KVM) \(", md), "the table does not say which QEMU ran")
+        check(re.search(r"\| tcp-in 1 \| vfwd \| \d+ \|", md), "no tcp-in row with Mbit/s:\n" + md)
     finally:
         shutil.rmtree(out, ignore_errors=True)
