@@ -331,6 +331,7 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 			struct rte_tel_data *c = rte_tel_data_alloc();
 			struct rte_eth_stats s;
 			char name[RTE_ETH_NAME_MAX_LEN], key[16];
+			uint64_t calls;
 
 			if (c == NULL)
 				continue;
@@ -350,6 +351,13 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 			rte_tel_data_add_dict_u64(c, "ierrors", s.ierrors);
 			rte_tel_data_add_dict_u64(c, "oerrors", s.oerrors);
 			rte_tel_data_add_dict_u64(c, "rx_nombuf", s.rx_nombuf);
+			/* On request only, never in the periodic report: the
+			 * vhost library frees a device's rings when the guest goes
+			 * without waiting for a reader of their stats (DPDK's own
+			 * /ethdev/xstats has the same window), so read only while
+			 * the guest is there. */
+			if (st->is_vhost && st->link_up && vfwd_port_guest_calls(port, &calls) == 0)
+				rte_tel_data_add_dict_u64(c, "guest_calls", calls);
 			snprintf(key, sizeof(key), "%u", port);
 			if (rte_tel_data_add_dict_container(d, key, c, 0) != 0)
 				rte_tel_data_free(c);

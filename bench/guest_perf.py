@@ -327,6 +327,7 @@ class Session:
         if self.kind == "vfwd":
             ids = [k for k in self.tel.get("/vfwd/lcores") if k != "total"]
             snap["lcores"] = {i: self.tel.get("/vfwd/lcores,%s" % i) for i in ids}
+            snap["ports"] = self.tel.get("/vfwd/ports")
         return snap
 
     # ---- knobs ----
@@ -418,10 +419,16 @@ class Session:
         to_guest = dx.get("tx_good_packets", 0)
         from_guest = dx.get("rx_good_packets", 0)
         # calls: the interrupts vhost raised into the guest, for either
-        # ring (its rx ring: packets to it; its tx ring: completions)
-        calls = sum(v for k, v in dx.items() if re.fullmatch(r"(rx|tx)_q\d+_guest_notifications", k))
-        if any(k.endswith("guest_notifications") for k in x1):
-            m["calls_pkt"] = calls / (to_guest + from_guest) if to_guest + from_guest else None
+        # ring (its rx ring: packets to it; its tx ring: completions);
+        # vfwd's telemetry has their sum, testpmd's the xstats
+        calls = None
+        if self.kind == "vfwd" and "guest_calls" in f1["ports"]["0"]:
+            calls = f1["ports"]["0"]["guest_calls"] - f0["ports"]["0"].get("guest_calls", 0)
+        elif any(k.endswith("guest_notifications") for k in x1):
+            calls = sum(v for k, v in dx.items()
+                        if re.fullmatch(r"(rx|tx)_q\d+_guest_notifications", k))
+        if calls is not None and to_guest + from_guest:
+            m["calls_pkt"] = calls / (to_guest + from_guest)
         if self.kind == "vfwd":
             a, b = f0["lcores"], f1["lcores"]
             busy = sum(b[i]["busy_tsc"] - a[i]["busy_tsc"] for i in b)

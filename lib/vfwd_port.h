@@ -99,6 +99,11 @@ vfwd_port_callable(uint16_t port, const struct vfwd_port_state *st)
 		return true;
 	return vfwd_port_gate_reopen(port, st);
 }
+/* The interrupts vhost has raised into the guest ("calls": net_vhost's
+ * per-virtqueue guest_notifications xstats, both rings, since the device
+ * came) into *calls. 0, or -ENOTSUP for a port without them (not vhost, or
+ * a net_vhost not counting per virtqueue). Control plane: it allocates. */
+int vfwd_port_guest_calls(uint16_t port, uint64_t *calls);
 /* A port's iface devarg into path: net_vhost's socket path, or the
  * kernel interface of net_af_packet and net_tap; *client (if not NULL):
  * net_vhost connects to it (client=1). -errno (-ENOENT: none). */

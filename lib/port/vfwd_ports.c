@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_devargs.h>
@@ -81,6 +82,45 @@ vfwd_port_is_vhost(uint16_t port)
 	struct rte_eth_dev_info info;
 
 	return rte_eth_dev_info_get(port, &info) == 0 && driver_is(&info, "net_vhost");
+}
+
+int
+vfwd_port_guest_calls(uint16_t port, uint64_t *calls)
+{
+	static const char suffix[] = "_guest_notifications";
+	const size_t slen = sizeof(suffix) - 1;
+	struct rte_eth_xstat_name *names = NULL;
+	struct rte_eth_xstat *vals = NULL;
+	int n, got, ret = -ENOTSUP;
+
+	*calls = 0;
+	if (!vfwd_port_is_vhost(port))
+		return -ENOTSUP;
+	n = rte_eth_xstats_get_names(port, NULL, 0);
+	if (n <= 0)
+		return -ENOTSUP;
+	names = calloc(n, sizeof(*names));
+	vals = calloc(n, sizeof(*vals));
+	if (names == NULL || vals == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (rte_eth_xstats_get_names(port, names, n) != n)
+		goto out;
+	got = rte_eth_xstats_get(port, vals, n);
+	for (int i = 0; i < got && i < n; i++) {
+		const char *name = names[vals[i].id].name;
+		size_t len = strlen(name);
+
+		if (len > slen && strcmp(name + len - slen, suffix) == 0) {
+			*calls += vals[i].value;
+			ret = 0;
+		}
+	}
+out:
+	free(names);
+	free(vals);
+	return ret;
 }
 
 /* virtio-net feature bits (virtio spec 5.1.3) */
