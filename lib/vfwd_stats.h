@@ -100,6 +100,7 @@
 	/* napi / adaptive */                                                         \
 	X(sleeps, VFWD_SHOW_ALL, "times the lcore went to sleep")                     \
 	X(wakeups_intr, VFWD_SHOW_ALL, "sleeps ended by an rx interrupt")             \
+	X(wakeups_kick, VFWD_SHOW_ALL, "... of them with a guest's kick among the interrupts (a vhost rx queue)") \
 	X(sleep_tsc, VFWD_SHOW_ALL, "TSC cycles asleep (neither busy nor idle)")      \
 	X(intr_queues, VFWD_SHOW_JSON, "queues armed for interrupts, over all sleeps") \
 	X(nap_queues, VFWD_SHOW_JSON, "queues without interrupts over all sleeps (naps)") \

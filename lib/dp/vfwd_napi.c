@@ -31,6 +31,12 @@ nap(uint32_t us)
 	nanosleep(&ts, NULL);
 }
 
+/* What an rx queue's epoll event carries: whether a guest's kick (a vhost
+ * queue) or a wire port's interrupt woke the lcore. Non-NULL tags, not
+ * pointers to anything. */
+#define INTR_TAG_GUEST ((void *)(uintptr_t)1)
+#define INTR_TAG_WIRE ((void *)(uintptr_t)2)
+
 /* Arm interrupts on every rx queue that has them. Returns the number of
  * queues armed; *naps counts the queues that cannot be (no support, or the
  * guest is away). */
@@ -59,8 +65,9 @@ arm(struct vfwd_worker *w, bool *armed, unsigned int *naps)
 		/* a (re)connected guest brought new eventfds */
 		if (w->streams[i].intr_gen != gen) {
 			int ret = rte_eth_dev_rx_intr_ctl_q(s->rx_port, s->rx_queue,
-							    RTE_EPOLL_PER_THREAD,
-							    RTE_INTR_EVENT_ADD, NULL);
+							    RTE_EPOLL_PER_THREAD, RTE_INTR_EVENT_ADD,
+							    ps->is_vhost ? INTR_TAG_GUEST
+									 : INTR_TAG_WIRE);
 
 			if (ret != 0 && ret != -EEXIST) {
 				(*naps)++;
@@ -129,9 +136,17 @@ sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 	us = RTE_MIN(us, k->sleep_max_us);
 	if (n && us >= 1000) {
 		struct rte_epoll_event ev[MAX_EVENTS];
+		int nev = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, MAX_EVENTS, (int)(us / 1000));
 
-		if (rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, MAX_EVENTS, (int)(us / 1000)) > 0)
+		if (nev > 0) {
 			st->wakeups_intr++;
+			for (int e = 0; e < nev; e++) {
+				if (ev[e].epdata.data == INTR_TAG_GUEST) {
+					st->wakeups_kick++;
+					break;
+				}
+			}
+		}
 	} else {
 		nap(us);
 	}

@@ -192,7 +192,7 @@ json_keys(void)
 		"segs_added", "held_in", "held_out",
 	};
 	static const char *const lcore_keys[] = {
-		"busy_tsc", "idle_tsc", "rounds", "sleeps", "wakeups_intr", "sleep_tsc",
+		"busy_tsc", "idle_tsc", "rounds", "sleeps", "wakeups_intr", "wakeups_kick", "sleep_tsc",
 		"intr_queues", "nap_queues", "to_napi", "to_poll", "budget_stops", "backlog_enq",
 		"backlog_deq", "backlog_drops", "ring_enq", "ring_drops", "ring_deq",
 	};
@@ -236,7 +236,8 @@ telemetry_keys(void)
 		"rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "drops",
 	};
 	static const char *const lcore_keys[] = {
-		"busy_tsc", "idle_tsc", "sleeps", "wakeups_intr", "sleep_tsc", "backlog_drops",
+		"busy_tsc", "idle_tsc", "sleeps", "wakeups_intr", "wakeups_kick", "sleep_tsc",
+		"backlog_drops",
 	};
 	static const char *const dir_traffic[] = {VFWD_DIR_TRAFFIC_COUNTERS(NAME)};
 	static struct vfwd_lcore_stats s;
