@@ -17,10 +17,11 @@ and round trips, UDP loss; the guest's rx and tx frames per MB moved, its
 virtio interrupts per second and per frame (/proc/interrupts), its CPU
 split user/system/softirq (/proc/stat) and softirq ms per MB; the
 forwarder's cycles per packet, busy % and CPU %; calls into the guest per
-packet sent to it (net_vhost's per-virtqueue guest_notifications xstat)
-and kicks taken from the guest per packet received from it (vfwd's
-wakeups_intr: under net_vhost the guest is asked not to kick while vfwd
-polls, so only an rx-mode that sleeps sees kicks).
+packet to and from it (net_vhost's per-virtqueue guest_notifications
+xstats, both rings) and kicks taken from the guest per packet received
+from it (vfwd's wakeups_kick: sleeps a guest's kick ended; under net_vhost
+the guest is asked not to kick while vfwd polls, so only an rx-mode that
+sleeps takes kicks).
 
 QEMU runs with KVM when /dev/kvm boots a probe guest within 20 s (nested
 KVM can hang at kernel start), else TCG; the tables say which.
@@ -127,8 +128,11 @@ def _cached(key_parts, name, build):
         os.makedirs(d, exist_ok=True)
         tmp = tempfile.mkdtemp(prefix="build-", dir=CACHE)
         try:
-            shutil.move(build(tmp), path + ".new")
-            os.replace(path + ".new", path)
+            # built in a folder of its own, then renamed: two runs building
+            # the same entry at once both end with a whole file
+            built = build(tmp)
+            os.replace(built, os.path.join(tmp, "ready"))
+            os.replace(os.path.join(tmp, "ready"), path)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return path
@@ -195,8 +199,9 @@ def accel():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     a = "kvm" if ok else "tcg"
-    with open(memo, "w") as f:
+    with open(memo + ".new", "w") as f:
         f.write("%s %s" % (a, why))
+    os.replace(memo + ".new", memo)
     return a, why
 
 
@@ -238,13 +243,15 @@ def knob_text(v):
 
 class Session:
     """One forwarder (kind: vfwd or testpmd-csum-gro) and one guest booted
-    on it, in env; cpus[0] takes QEMU, the host side and the main lcore,
-    cpus[-1] the forwarder's polling lcore."""
+    on it, in env; cpus[0] takes the host side (the clients) and the main
+    lcore, cpus[-1] the forwarder's polling lcore, and QEMU cpus[1] where
+    there are 3 or more CPUs, else cpus[0] too."""
 
     def __init__(self, env, kind, cpus, accel_kind="tcg", v6=False, base_args=()):
         check(kind in FORWARDERS, "guest cells: no forwarder %s (have %s)" % (kind, FORWARDERS))
         self.env, self.kind, self.v6 = env, kind, v6
         self.cpu_host, self.cpu_fwd = cpus[0], cpus[-1]
+        self.cpu_guest = cpus[1] if len(cpus) >= 3 else cpus[0]
         self.ns = "vfwdg-%d" % os.getpid()
         self.tap = "vfwdg%d" % (os.getpid() % 100000)
         env.add_netns(self.ns)
@@ -278,7 +285,7 @@ class Session:
         self.tel = Telemetry(self.prefix)
         guest.tap_up(self.ns, self.tap, v6)
         self.guest_ip = guest.GUEST_IP6 if v6 else guest.GUEST_IP
-        argv = guest.qemu_argv(sock, initramfs(v6), cpu=self.cpu_host, ring=RING)
+        argv = guest.qemu_argv(sock, initramfs(v6), cpu=self.cpu_guest, ring=RING)
         self.accel = accel_kind
         if accel_kind == "kvm":
             argv[argv.index("tcg")] = "kvm"
@@ -290,7 +297,7 @@ class Session:
         self.rr = rr_binary()
         self.nstat = 0
         # the first packets (ARP, the link coming up) before any cell
-        self.host(["ping", "-c", "1", "-W", "5", self.guest_ip], 20)
+        self.host(["ping", "-c", "1", "-w", "15", self.guest_ip], 25)
 
     # ---- the two ends ----
 
@@ -364,7 +371,7 @@ class Session:
             return {"tps": float(m.group(2)), "rtt_p50": int(m.group(3)),
                     "rtt_p90": int(m.group(4)), "rtt_p99": int(m.group(5)),
                     "rtt_p999": int(m.group(6))}
-        argv = ["iperf3", "-c", self.guest_ip, "-p", str(IPERF_PORT), "-t", str(secs), "-J",
+        argv = ["iperf3", "-c", self.guest_ip, "-p", str(IPERF_PORT), "-t", str(int(secs)), "-J",
                 "--connect-timeout", "5000"]
         if way == "out":
             argv.append("-R")  # the guest sends
@@ -387,7 +394,7 @@ class Session:
 
     def run_cell(self, cell, scope, secs):
         self.apply(cell["knobs"], scope)
-        time.sleep(0.3)  # the knob handoff, and what the last cell left in flight
+        time.sleep(0.15)  # the knob handoff, and what the last cell left in flight
         g0, f0 = self.guest_stat(), self.fwd_snapshot()
         res = self.workload(cell["point"]["workload"], secs)
         g1, f1 = self.guest_stat(), self.fwd_snapshot()
@@ -410,7 +417,7 @@ class Session:
             m["g_rx_mb"], m["g_tx_mb"] = rx / mb, tx / mb
             hz = 100.0  # USER_HZ
             m["g_sirq_mb"] = 1000.0 * (d[5] + d[6]) / hz / mb
-            m["g_cpu_mb"] = 1000.0 * (total - d[3] - d[4]) / hz / mb
+            m["g_cpu_mb"] = 1000.0 * (total - d[3] - d[4] - d[7]) / hz / mb
         hz = os.sysconf("SC_CLK_TCK")
         m["cpu_pct"] = sum(f1["ticks"].get(k, 0) - f0["ticks"].get(k, 0)
                            for k in f1["ticks"]) / hz / (f1["t"] - f0["t"]) * 100.0
@@ -432,7 +439,10 @@ class Session:
         if self.kind == "vfwd":
             a, b = f0["lcores"], f1["lcores"]
             busy = sum(b[i]["busy_tsc"] - a[i]["busy_tsc"] for i in b)
-            pkts = sum(b[i]["tx_pkts"] - a[i]["tx_pkts"] for i in b)
+            # per packet on the side with more of them: per segment when
+            # GRO merges or TSO frames are cut (as perf.vfwd_cost)
+            pkts = max(sum(b[i]["tx_pkts"] - a[i]["tx_pkts"] for i in b),
+                       sum(b[i]["rx_pkts"] - a[i]["rx_pkts"] for i in b))
             m["cyc_pkt"] = busy / pkts if pkts else None
             per = []
             for i in sorted(b, key=int):
@@ -440,7 +450,7 @@ class Session:
                 wall = sum(dd.values())
                 per.append(100.0 * dd["busy_tsc"] / wall if wall else 0)
             m["busy_pct"] = per
-            kicks = sum(b[i].get("wakeups_intr", 0) - a[i].get("wakeups_intr", 0) for i in b)
+            kicks = sum(b[i]["wakeups_kick"] - a[i]["wakeups_kick"] for i in b)
             m["kicks_pkt"] = kicks / from_guest if from_guest else None
         m["to_guest_pkts"], m["from_guest_pkts"] = to_guest, from_guest
         return m

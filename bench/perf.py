@@ -115,7 +115,8 @@ def load_scenario(sid):
         check(set(g) <= {"title", "about", "workloads", "variants", "baselines", "report"},
               "%s: unknown [guest] keys %s" % (path, sorted(set(g) - {
                   "title", "about", "workloads", "variants", "baselines", "report"})))
-        for w in g.get("workloads", []):
+        check(g.get("workloads"), "%s: [guest] has no workloads" % path)
+        for w in g["workloads"]:
             guest_perf.parse_workload(w)
         for b in g.get("baselines", []):
             check(b in guest_perf.FORWARDERS, "%s: [guest] baseline %s: the guest cells have %s"
@@ -461,6 +462,10 @@ def run_cell(cell, secs, cpus, gen_cpus=1):
         return rep, metrics_of(rep, cost)
 
 
+def first_line(e):
+    return ((str(e) or repr(e)).splitlines() or [repr(e)])[0][:300]
+
+
 def guest_sessions(order):
     """The guest cells of order grouped by (scenario, forwarder): one
     session (a forwarder and a guest boot) runs each group."""
@@ -487,8 +492,11 @@ def run_guest_session(cells_, rnd, secs, cpus, accel):
                     m = sess.run_cell(c, scope, secs)
                     m["boot_s"] = sess.boot_s
                     yield c, m
-                except TestFailure as e:
+                except Exception as e:  # this cell; the session goes on if both ends live
                     yield c, e
+                    if sess.vm.p.poll() is not None or sess.p.p.poll() is not None:
+                        raise RuntimeError("the guest or the forwarder is gone after %s"
+                                           % cell_key(c)) from e
             sess.close()
     except Exception as e:  # the session itself: every cell not yet run fails
         yield None, e
@@ -781,13 +789,14 @@ def main(argv=None):
     ap.add_argument("--gen-cpus", type=int, default=1,
                     help="CPUs of the generator (its lcores), the first of this process's; "
                     "the forwarder's polling lcores get the others")
-    ap.add_argument("--guest-secs", type=float, default=3.0,
-                    help="seconds of each guest workload")
+    ap.add_argument("--guest-secs", type=int, default=3,
+                    help="seconds of each guest workload (whole, >= 1: iperf3's -t)")
     ap.add_argument("--list", action="store_true", help="list the cells and exit")
     ap.add_argument("--replot", metavar="DIR",
                     help="no runs: tables and plots again from DIR/results.json into DIR")
     args = ap.parse_args(argv)
     args.argv = argv
+    check(args.guest_secs >= 1 and args.gen_cpus >= 1, "--guest-secs and --gen-cpus: 1 or more")
     if args.replot:
         return replot(args)
     ids = sorted(os.path.splitext(f)[0] for f in os.listdir(SCENARIOS) if f.endswith(".toml"))
@@ -850,7 +859,7 @@ def main(argv=None):
                     key = cell_key(x)
                     done.add(key)
                     if isinstance(m, Exception):
-                        log("round %d %s: FAILED %s" % (r + 1, key, str(m).splitlines()[0][:300]))
+                        log("round %d %s: FAILED %s" % (r + 1, key, first_line(m)))
                         raw.append({"cell": key, "round": r + 1, "error": str(m)[-2000:]})
                         continue
                     runs[key].append({"metrics": m})
@@ -865,7 +874,7 @@ def main(argv=None):
             try:
                 rep, m = run_cell(c, args.secs, cpus, args.gen_cpus)
             except Exception as e:  # one failed cell does not end the run
-                log("round %d %s: FAILED %s" % (r + 1, key, str(e).splitlines()[0][:300]))
+                log("round %d %s: FAILED %s" % (r + 1, key, first_line(e)))
                 raw.append({"cell": key, "round": r + 1, "error": str(e)[-2000:]})
                 continue
             runs[key].append({"metrics": m})
@@ -874,7 +883,8 @@ def main(argv=None):
                 "%s=%s" % (k2, ("%.3g" % v) if isinstance(v, float) else v)
                 for k2, v in m.items() if k2 in ("mpps", "ktps", "cyc_pkt", "cpu_pct", "loss_pct")
                 and v is not None)))
-    write_outputs(out, scens, cellmap, runs, raw, args, notes)
+        # the tables so far after every round: a run cut short keeps them
+        write_outputs(out, scens, cellmap, runs, raw, args, notes)
     failed = sum(1 for x in raw if "error" in x)
     log("done in %.0f s: %s (%d of %d runs failed)" % (time.monotonic() - t_start, out, failed,
                                                      len(raw)))
@@ -882,4 +892,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    # SIGTERM (timeout, a person) ends the run as an exception would: the
+    # forwarders, guests and namespaces of the cell in flight are cleaned up
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(main())

@@ -64,8 +64,11 @@ static int serve(const char *port)
 	}
 	pfd[0] = (struct pollfd){ .fd = ls, .events = POLLIN };
 	for (;;) {
-		if (poll(pfd, n, -1) < 0 && errno != EINTR)
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
 			return 1;
+		}
 		if (pfd[0].revents & POLLIN) {
 			int c = accept(ls, NULL, NULL);
 
@@ -103,13 +106,17 @@ static int ask(struct conn *c, const char *req, size_t size)
 	return write(c->fd, req, size) == (ssize_t)size ? 0 : -1;
 }
 
+/* The nearest-rank percentile: the smallest round trip with at least
+ * q * n of them at or below it. */
 static uint64_t percentile(const uint32_t *hist, uint64_t n, double q)
 {
 	uint64_t want = (uint64_t)(q * n), seen = 0;
 
+	if ((double)want < q * n || want == 0)
+		want++;
 	for (int us = 0; us < HIST_US; us++) {
 		seen += hist[us];
-		if (seen > want)
+		if (seen >= want)
 			return us;
 	}
 	return HIST_US;
@@ -156,12 +163,16 @@ static int client(const char *host, const char *port, double secs, int nconn, si
 		if (ask(&conns[i], req, size))
 			return 1;
 	while (now_ns() < end) {
-		int r = poll(pfd, nconn, 1000);
+		/* a TCG guest's retransmit may take a second or more */
+		int r = poll(pfd, nconn, 5000);
 
-		if (r < 0 && errno != EINTR)
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
 			return 1;
+		}
 		if (r == 0) {
-			fprintf(stderr, "rr: no answer within 1 s\n");
+			fprintf(stderr, "rr: no answer within 5 s\n");
 			return 1;
 		}
 		for (int i = 0; i < nconn; i++) {
