@@ -18,10 +18,14 @@ cycles per packet forwarded and busy % per polling lcore (vfwd: telemetry;
 testpmd: --record-core-cycles over the whole run; OVS: pmd-stats-show),
 and the polling threads' CPU % from /proc.
 
+A scenario's [guest] table runs it again with a real Linux guest under
+QEMU (bench/guest_perf.py): those tables come first in the report.
+
 Usage: bench/perf.py [--scenarios 000,001,...|all] [--secs 2] [--rounds 3]
+                         [--topology all|guest|gen] [--guest-secs 3] [--gen-cpus 1]
                          [--out DIR] [--no-baselines] [--list]
-Short cells (the default) run the shipped set in under 20 minutes on a
-2-CPU machine; use --secs 10 --rounds 5 on real hardware. Run alone: it
+The four seeds both ways (--scenarios 000,001,002,003) take 25 minutes on
+a 2-CPU machine; use --secs 10 --rounds 5 on real hardware. Run alone: it
 needs every CPU of the machine.
 """
 
