@@ -27,23 +27,20 @@ QEMU runs with KVM when /dev/kvm boots a probe guest within 20 s (nested
 KVM can hang at kernel start), else TCG; the tables say which.
 """
 
-import glob
 import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
 import vfwdtest
-from vfwdtest import Proc, PtyProc, TestFailure, check, thread_cpu_ticks
+from vfwdtest import Proc, PtyProc, Telemetry, TestFailure, check, thread_cpu_ticks
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-GUEST_DIR = os.path.join(vfwdtest.ROOT, "test", "e2e")
-import sys  # noqa: E402
-sys.path.insert(0, GUEST_DIR)
+sys.path.insert(0, os.path.join(vfwdtest.ROOT, "test", "e2e"))
 import guest  # noqa: E402
 
 CACHE = "/var/tmp/vfwd-guest"
@@ -203,34 +200,6 @@ def accel():
         f.write("%s %s" % (a, why))
     os.replace(memo + ".new", memo)
     return a, why
-
-
-class Telemetry:
-    """DPDK's telemetry socket of a process (its runtime dir by prefix)."""
-
-    def __init__(self, prefix, timeout=10):
-        import socket
-        path = "/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-                self.s.connect(path)
-                break
-            except OSError:
-                self.s.close()
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        self.s.settimeout(5)
-        json.loads(self.s.recv(1024))
-
-    def get(self, cmd):
-        self.s.send(cmd.encode())
-        return json.loads(self.s.recv(1 << 20))[cmd.split(",")[0]]
-
-    def close(self):
-        self.s.close()
 
 
 def knob_text(v):

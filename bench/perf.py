@@ -38,7 +38,6 @@ import os
 import platform
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -49,7 +48,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test"))
 sys.path.insert(0, HERE)
 import vfwdtest  # noqa: E402
-from vfwdtest import Env, TestFailure, check, gen_topology, ncpus, thread_cpu_ticks  # noqa: E402
+from vfwdtest import (Env, Telemetry, TestFailure, check, gen_topology, ncpus,  # noqa: E402
+                      thread_cpu_ticks)
 
 ROOT = vfwdtest.ROOT
 SCENARIOS = os.path.join(ROOT, "config", "perf")
@@ -242,32 +242,6 @@ def pipeline_lcores(args, knobs=None, queues=1):
 
 
 # ---- one run of a cell ----
-
-class Telemetry:
-    """DPDK's telemetry socket of a process (its runtime dir by prefix)."""
-
-    def __init__(self, prefix, timeout=10):
-        path = "/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-                self.s.connect(path)
-                break
-            except OSError:
-                self.s.close()
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        self.s.settimeout(5)
-        json.loads(self.s.recv(1024))
-
-    def get(self, cmd):
-        self.s.send(cmd.encode())
-        return json.loads(self.s.recv(1 << 16))[cmd.split(",")[0]]
-
-    def close(self):
-        self.s.close()
 
 
 def vfwd_snapshot(tel):

@@ -11,6 +11,7 @@ import pty
 import re
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import tempfile
@@ -170,6 +171,33 @@ class Proc:
         check(objs, "%s printed no JSON\n%s\n%s" % (self.name, self.out()[-1500:],
                                                    self.err()[-1500:]))
         return objs[-1]
+
+
+class Telemetry:
+    """DPDK's telemetry socket of a process (its runtime dir by prefix)."""
+
+    def __init__(self, prefix, timeout=10):
+        path = "/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                self.s.connect(path)
+                break
+            except OSError:
+                self.s.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        self.s.settimeout(5)
+        json.loads(self.s.recv(1024))
+
+    def get(self, cmd):
+        self.s.send(cmd.encode())
+        return json.loads(self.s.recv(1 << 20))[cmd.split(",")[0]]
+
+    def close(self):
+        self.s.close()
 
 
 def complete_lines(text):
