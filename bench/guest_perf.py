@@ -38,7 +38,8 @@ import tempfile
 import time
 
 import vfwdtest
-from vfwdtest import Proc, PtyProc, Telemetry, TestFailure, check, thread_cpu_ticks
+from vfwdtest import (Proc, PtyProc, Telemetry, TestFailure, check, cpu_pct, thread_cpu_ticks,
+                      vfwd_cost, vfwd_snapshot)
 
 sys.path.insert(0, os.path.join(vfwdtest.ROOT, "test", "e2e"))
 import guest  # noqa: E402
@@ -170,7 +171,9 @@ def accel():
     at most 20 s, remembered until the host reboots)."""
     if not os.access("/dev/kvm", os.R_OK | os.W_OK):
         return "tcg", "no /dev/kvm"
-    memo = "/tmp/vfwd-kvm-probe-%s" % _boot_id()
+    # beside the initramfs cache, not in /tmp: the tests leave nothing there
+    os.makedirs(CACHE, exist_ok=True)
+    memo = os.path.join(CACHE, "kvm-probe-%s" % _boot_id())
     if os.path.exists(memo):
         with open(memo) as f:
             a, _, why = f.read().partition(" ")
@@ -210,17 +213,21 @@ def knob_text(v):
     return str(v)
 
 
+def cpu_plan(cpus):
+    """(host, guest, forwarder) CPUs out of cpus: the clients and the main
+    lcore on the first, the polling lcore on the last, QEMU on the second
+    where there are 3 or more, else with the clients."""
+    return cpus[0], (cpus[1] if len(cpus) >= 3 else cpus[0]), cpus[-1]
+
+
 class Session:
     """One forwarder (kind: vfwd or testpmd-csum-gro) and one guest booted
-    on it, in env; cpus[0] takes the host side (the clients) and the main
-    lcore, cpus[-1] the forwarder's polling lcore, and QEMU cpus[1] where
-    there are 3 or more CPUs, else cpus[0] too."""
+    on it, in env, on the CPUs of cpu_plan(cpus)."""
 
     def __init__(self, env, kind, cpus, accel_kind="tcg", v6=False, base_args=()):
         check(kind in FORWARDERS, "guest cells: no forwarder %s (have %s)" % (kind, FORWARDERS))
         self.env, self.kind, self.v6 = env, kind, v6
-        self.cpu_host, self.cpu_fwd = cpus[0], cpus[-1]
-        self.cpu_guest = cpus[1] if len(cpus) >= 3 else cpus[0]
+        self.cpu_host, self.cpu_guest, self.cpu_fwd = cpu_plan(cpus)
         self.ns = "vfwdg-%d" % os.getpid()
         self.tap = "vfwdg%d" % (os.getpid() % 100000)
         env.add_netns(self.ns)
@@ -301,8 +308,7 @@ class Session:
         snap = {"ticks": thread_cpu_ticks(self.p.p.pid, self.thread_prefix),
                 "t": time.monotonic(), "xstats": self.tel.get("/ethdev/xstats,0")}
         if self.kind == "vfwd":
-            ids = [k for k in self.tel.get("/vfwd/lcores") if k != "total"]
-            snap["lcores"] = {i: self.tel.get("/vfwd/lcores,%s" % i) for i in ids}
+            snap["lcores"] = vfwd_snapshot(self.tel)
             snap["ports"] = self.tel.get("/vfwd/ports")
         return snap
 
@@ -387,9 +393,7 @@ class Session:
             hz = 100.0  # USER_HZ
             m["g_sirq_mb"] = 1000.0 * (d[5] + d[6]) / hz / mb
             m["g_cpu_mb"] = 1000.0 * (total - d[3] - d[4] - d[7]) / hz / mb
-        hz = os.sysconf("SC_CLK_TCK")
-        m["cpu_pct"] = sum(f1["ticks"].get(k, 0) - f0["ticks"].get(k, 0)
-                           for k in f1["ticks"]) / hz / (f1["t"] - f0["t"]) * 100.0
+        m["cpu_pct"] = cpu_pct(f0["ticks"], f1["ticks"], f1["t"] - f0["t"])
         x0, x1 = f0["xstats"], f1["xstats"]
         dx = {k: x1[k] - x0.get(k, 0) for k in x1 if isinstance(x1[k], int)}
         to_guest = dx.get("tx_good_packets", 0)
@@ -407,18 +411,7 @@ class Session:
             m["calls_pkt"] = calls / (to_guest + from_guest)
         if self.kind == "vfwd":
             a, b = f0["lcores"], f1["lcores"]
-            busy = sum(b[i]["busy_tsc"] - a[i]["busy_tsc"] for i in b)
-            # per packet on the side with more of them: per segment when
-            # GRO merges or TSO frames are cut (as perf.vfwd_cost)
-            pkts = max(sum(b[i]["tx_pkts"] - a[i]["tx_pkts"] for i in b),
-                       sum(b[i]["rx_pkts"] - a[i]["rx_pkts"] for i in b))
-            m["cyc_pkt"] = busy / pkts if pkts else None
-            per = []
-            for i in sorted(b, key=int):
-                dd = {k: b[i][k] - a[i][k] for k in ("busy_tsc", "idle_tsc", "sleep_tsc")}
-                wall = sum(dd.values())
-                per.append(100.0 * dd["busy_tsc"] / wall if wall else 0)
-            m["busy_pct"] = per
+            m.update(vfwd_cost(a, b))
             kicks = sum(b[i]["wakeups_kick"] - a[i]["wakeups_kick"] for i in b)
             m["kicks_pkt"] = kicks / from_guest if from_guest else None
         m["to_guest_pkts"], m["from_guest_pkts"] = to_guest, from_guest

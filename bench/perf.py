@@ -48,8 +48,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test"))
 sys.path.insert(0, HERE)
 import vfwdtest  # noqa: E402
-from vfwdtest import (Env, Telemetry, TestFailure, check, gen_topology, ncpus,  # noqa: E402
-                      thread_cpu_ticks)
+from vfwdtest import (Env, Telemetry, TestFailure, check, cpu_pct, gen_topology,  # noqa: E402
+                      ncpus, thread_cpu_ticks, vfwd_cost, vfwd_snapshot)
 
 ROOT = vfwdtest.ROOT
 SCENARIOS = os.path.join(ROOT, "config", "perf")
@@ -92,6 +92,8 @@ METRICS = {
     "calls_pkt": ("calls into guest/pkt", "%.3f"),
     "kicks_pkt": ("kicks from guest/pkt", "%.3f"),
 }
+# what a scenario's [guest] table may hold
+GUEST_KEYS = {"title", "about", "workloads", "variants", "baselines", "report"}
 # metrics that are a list (one value per lcore, or a split): medians per place
 LIST_METRICS = ("busy_pct", "g_cpu")
 GUEST_METRICS = ["mbit", "tps", "rtt_p50", "rtt_p99", "loss_pct", "g_rx_mb", "g_irq_s",
@@ -116,9 +118,8 @@ def load_scenario(sid):
     if "guest" in s:
         import guest_perf
         g = s["guest"]
-        check(set(g) <= {"title", "about", "workloads", "variants", "baselines", "report"},
-              "%s: unknown [guest] keys %s" % (path, sorted(set(g) - {
-                  "title", "about", "workloads", "variants", "baselines", "report"})))
+        check(set(g) <= GUEST_KEYS, "%s: unknown [guest] keys %s"
+              % (path, sorted(set(g) - GUEST_KEYS)))
         check(g.get("workloads"), "%s: [guest] has no workloads" % path)
         for w in g["workloads"]:
             guest_perf.parse_workload(w)
@@ -243,29 +244,6 @@ def pipeline_lcores(args, knobs=None, queues=1):
 
 # ---- one run of a cell ----
 
-
-def vfwd_snapshot(tel):
-    ids = [k for k in tel.get("/vfwd/lcores") if k != "total"]
-    return {i: tel.get("/vfwd/lcores,%s" % i) for i in ids}
-
-
-def vfwd_cost(a, b):
-    """cycles per packet on the side with more of them: per segment when
-    GRO merges (rx) or GSO cuts (tx), per packet otherwise"""
-    busy = sum(b[i]["busy_tsc"] - a[i]["busy_tsc"] for i in b)
-    sent = max(sum(b[i]["tx_pkts"] - a[i]["tx_pkts"] for i in b),
-               sum(b[i]["rx_pkts"] - a[i]["rx_pkts"] for i in b))
-    per = []
-    for i in sorted(b, key=int):
-        d = {k: b[i][k] - a[i][k] for k in ("busy_tsc", "idle_tsc", "sleep_tsc")}
-        wall = sum(d.values())
-        per.append(100.0 * d["busy_tsc"] / wall if wall else 0)
-    return {"cyc_pkt": busy / sent if sent else None, "busy_pct": per}
-
-
-def cpu_pct(a, b, secs):
-    hz = os.sysconf("SC_CLK_TCK")
-    return sum(b.get(k, 0) - a.get(k, 0) for k in b) / hz / secs * 100.0
 
 
 class Forwarder:
@@ -807,11 +785,12 @@ def main(argv=None):
         accel, why_accel = guest_perf.accel()
         for s in scens:
             if s.get("topology") == "guest":
+                host, vm, fwd = guest_perf.cpu_plan(cpus)
                 notes.setdefault(s["id"], []).append(
                     "QEMU %s (%s); %g s per workload; one guest boot per forwarder and round, "
-                    "vfwd's variants typed at its prompt (`set ...`) in turn; the guest and "
-                    "the host side on CPU %d, the forwarder's polling lcore on CPU %d."
-                    % (accel.upper(), why_accel, args.guest_secs, cpus[0], cpus[-1]))
+                    "vfwd's variants typed at its prompt (`set ...`) in turn; the host side on "
+                    "CPU %d, the guest on CPU %d, the forwarder's polling lcore on CPU %d."
+                    % (accel.upper(), why_accel, args.guest_secs, host, vm, fwd))
     order = [c for s in scens for c in cellmap[s["id"]]]
     if args.list:
         for c in order:

@@ -200,6 +200,32 @@ class Telemetry:
         self.s.close()
 
 
+# a forwarder's cost from its counters (the perf harnesses)
+
+def vfwd_snapshot(tel):
+    ids = [k for k in tel.get("/vfwd/lcores") if k != "total"]
+    return {i: tel.get("/vfwd/lcores,%s" % i) for i in ids}
+
+
+def vfwd_cost(a, b):
+    """cycles per packet on the side with more of them: per segment when
+    GRO merges (rx) or GSO cuts (tx), per packet otherwise"""
+    busy = sum(b[i]["busy_tsc"] - a[i]["busy_tsc"] for i in b)
+    sent = max(sum(b[i]["tx_pkts"] - a[i]["tx_pkts"] for i in b),
+               sum(b[i]["rx_pkts"] - a[i]["rx_pkts"] for i in b))
+    per = []
+    for i in sorted(b, key=int):
+        d = {k: b[i][k] - a[i][k] for k in ("busy_tsc", "idle_tsc", "sleep_tsc")}
+        wall = sum(d.values())
+        per.append(100.0 * d["busy_tsc"] / wall if wall else 0)
+    return {"cyc_pkt": busy / sent if sent else None, "busy_pct": per}
+
+
+def cpu_pct(a, b, secs):
+    hz = os.sysconf("SC_CLK_TCK")
+    return sum(b.get(k, 0) - a.get(k, 0) for k in b) / hz / secs * 100.0
+
+
 def complete_lines(text):
     """Lines that ended: a fragment after the last newline is still being
     written."""

@@ -109,8 +109,13 @@ vfwd_port_guest_calls(uint16_t port, uint64_t *calls)
 		goto out;
 	got = rte_eth_xstats_get(port, vals, n);
 	for (int i = 0; i < got && i < n; i++) {
-		const char *name = names[vals[i].id].name;
-		size_t len = strlen(name);
+		const char *name;
+		size_t len;
+
+		if (vals[i].id >= (uint64_t)n)
+			continue;
+		name = names[vals[i].id].name;
+		len = strlen(name);
 
 		if (len > slen && strcmp(name + len - slen, suffix) == 0) {
 			*calls += vals[i].value;
