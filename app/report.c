@@ -18,6 +18,7 @@
 #include "app.h"
 #include "unmap_guard.h"
 #include "knobs.h"
+#include "vfwd_compat.h"
 
 static const char *const dir_name[VFWD_DIR_COUNT] = {"vm->wire", "wire->vm"};
 
@@ -142,9 +143,10 @@ text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
 struct port_snapshot {
 	char name[RTE_ETH_NAME_MAX_LEN];
 	struct rte_eth_stats st;
-	/* queues with a q_ipackets / q_opackets slot: the configured ones,
-	 * at most RTE_ETHDEV_QUEUE_STAT_CNTRS */
+	/* the PMD's count per queue, of the configured queues (at most
+	 * VFWD_COMPAT_MAX_QSTATS); none where it keeps no such count */
 	uint16_t nb_rxq_stats, nb_txq_stats;
+	uint64_t rxq_pkts[VFWD_COMPAT_MAX_QSTATS], txq_pkts[VFWD_COMPAT_MAX_QSTATS];
 };
 
 static void
@@ -156,8 +158,11 @@ port_snapshot(uint16_t port, struct port_snapshot *ps)
 	vfwd_port_name(port, ps->name);
 	rte_eth_stats_get(port, &ps->st);
 	if (rte_eth_dev_info_get(port, &info) == 0) {
-		ps->nb_rxq_stats = RTE_MIN(info.nb_rx_queues, (uint16_t)RTE_ETHDEV_QUEUE_STAT_CNTRS);
-		ps->nb_txq_stats = RTE_MIN(info.nb_tx_queues, (uint16_t)RTE_ETHDEV_QUEUE_STAT_CNTRS);
+		ps->nb_rxq_stats = RTE_MIN(info.nb_rx_queues, (uint16_t)VFWD_COMPAT_MAX_QSTATS);
+		ps->nb_txq_stats = RTE_MIN(info.nb_tx_queues, (uint16_t)VFWD_COMPAT_MAX_QSTATS);
+		if (vfwd_port_queue_pkts(port, &ps->st, ps->nb_rxq_stats, ps->rxq_pkts,
+					 ps->nb_txq_stats, ps->txq_pkts) != 0)
+			ps->nb_rxq_stats = ps->nb_txq_stats = 0;
 	}
 }
 
@@ -491,10 +496,10 @@ json_port(const struct vfwd_app *app, uint16_t port, bool first)
 	       s->ipackets, s->opackets, s->ibytes,
 	       s->obytes, s->imissed, s->ierrors, s->oerrors, s->rx_nombuf);
 	for (uint16_t q = 0; q < ps.nb_rxq_stats; q++)
-		printf("%s%" PRIu64, q ? "," : "", s->q_ipackets[q]);
+		printf("%s%" PRIu64, q ? "," : "", ps.rxq_pkts[q]);
 	printf("],\"txq_pkts\":[");
 	for (uint16_t q = 0; q < ps.nb_txq_stats; q++)
-		printf("%s%" PRIu64, q ? "," : "", s->q_opackets[q]);
+		printf("%s%" PRIu64, q ? "," : "", ps.txq_pkts[q]);
 	printf("]}");
 }
 
@@ -703,9 +708,14 @@ vfwd_show_port_info(struct vfwd_app *app, int want, bool json)
 		memset(&link, 0, sizeof(link));
 		memset(&conf, 0, sizeof(conf));
 		memset(&mac, 0, sizeof(mac));
-		rte_eth_dev_info_get(port, &info);
-		rte_eth_link_get_nowait(port, &link);
-		rte_eth_dev_conf_get(port, &conf);
+		/* what a PMD cannot tell is shown zeroed (the calls may have
+		 * written part of it before they failed) */
+		if (rte_eth_dev_info_get(port, &info) != 0)
+			memset(&info, 0, sizeof(info));
+		if (rte_eth_link_get_nowait(port, &link) != 0)
+			memset(&link, 0, sizeof(link));
+		if (rte_eth_dev_conf_get(port, &conf) != 0)
+			memset(&conf, 0, sizeof(conf));
 		rte_eth_macaddr_get(port, &mac);
 		rte_eth_dev_get_mtu(port, &mtu);
 		vfwd_port_name(port, name);

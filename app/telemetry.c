@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "knobs.h"
+#include "vfwd_compat.h"
 
 /* rte_telemetry callbacks take no argument in 22.11: the one process-wide
  * pointer, set while the app can answer (NULL once it is torn down). */
@@ -43,7 +44,7 @@ tel_counter(const char *name, uint64_t value, void *arg)
 	char key[64];
 
 	snprintf(key, sizeof(key), "%s%s", tc->prefix, name);
-	rte_tel_data_add_dict_u64(tc->d, key, value);
+	vfwd_tel_dict_uint(tc->d, key, value);
 }
 
 /* A few figures per lcore: the reply buffer (16 KiB) must hold all 64. */
@@ -53,11 +54,11 @@ add_lcore_brief(struct rte_tel_data *d, const struct vfwd_lcore_stats *s)
 	struct vfwd_summary sum;
 
 	vfwd_stats_summarize(s, &sum);
-	rte_tel_data_add_dict_u64(d, "rx_pkts", sum.rx_pkts);
-	rte_tel_data_add_dict_u64(d, "tx_pkts", sum.tx_pkts);
-	rte_tel_data_add_dict_u64(d, "drops", sum.drops_total);
-	rte_tel_data_add_dict_u64(d, "busy_pct_x100", (uint64_t)(sum.busy_pct * 100));
-	rte_tel_data_add_dict_u64(d, "sleep_pct_x100", (uint64_t)(sum.sleep_pct * 100));
+	vfwd_tel_dict_uint(d, "rx_pkts", sum.rx_pkts);
+	vfwd_tel_dict_uint(d, "tx_pkts", sum.tx_pkts);
+	vfwd_tel_dict_uint(d, "drops", sum.drops_total);
+	vfwd_tel_dict_uint(d, "busy_pct_x100", (uint64_t)(sum.busy_pct * 100));
+	vfwd_tel_dict_uint(d, "sleep_pct_x100", (uint64_t)(sum.sleep_pct * 100));
 }
 
 static void
@@ -68,12 +69,12 @@ add_lcore(struct rte_tel_data *d, const struct vfwd_lcore_stats *s)
 	char key[64], prefix[16];
 
 	vfwd_stats_summarize(s, &sum);
-	rte_tel_data_add_dict_u64(d, "rx_pkts", sum.rx_pkts);
-	rte_tel_data_add_dict_u64(d, "tx_pkts", sum.tx_pkts);
-	rte_tel_data_add_dict_u64(d, "drops", sum.drops_total);
+	vfwd_tel_dict_uint(d, "rx_pkts", sum.rx_pkts);
+	vfwd_tel_dict_uint(d, "tx_pkts", sum.tx_pkts);
+	vfwd_tel_dict_uint(d, "drops", sum.drops_total);
 	/* no floats in 22.11 telemetry: hundredths */
-	rte_tel_data_add_dict_u64(d, "busy_pct_x100", (uint64_t)(sum.busy_pct * 100));
-	rte_tel_data_add_dict_u64(d, "cycles_per_pkt_x100", (uint64_t)(sum.cycles_per_pkt * 100));
+	vfwd_tel_dict_uint(d, "busy_pct_x100", (uint64_t)(sum.busy_pct * 100));
+	vfwd_tel_dict_uint(d, "cycles_per_pkt_x100", (uint64_t)(sum.cycles_per_pkt * 100));
 	vfwd_counters_each(vfwd_lcore_counters, VFWD_NB_LCORE_COUNTERS, s, VFWD_SHOW_TEL,
 			   tel_counter, &tc);
 	tc.prefix = prefix;
@@ -85,12 +86,12 @@ add_lcore(struct rte_tel_data *d, const struct vfwd_lcore_stats *s)
 				   VFWD_SHOW_TEL, tel_counter, &tc);
 		for (int k = 0; k < VFWD_DROP_COUNT; k++) {
 			snprintf(key, sizeof(key), "%s/drop_%s", vfwd_dir_keys[i], vfwd_drop_names[k]);
-			rte_tel_data_add_dict_u64(d, key, ds->drops[k]);
+			vfwd_tel_dict_uint(d, key, ds->drops[k]);
 		}
 		snprintf(key, sizeof(key), "%s/polls", vfwd_dir_keys[i]);
-		rte_tel_data_add_dict_u64(d, key, ds->polls);
+		vfwd_tel_dict_uint(d, key, ds->polls);
 		snprintf(key, sizeof(key), "%s/bursts", vfwd_dir_keys[i]);
-		rte_tel_data_add_dict_u64(d, key, ds->bursts);
+		vfwd_tel_dict_uint(d, key, ds->bursts);
 	}
 }
 
@@ -223,8 +224,8 @@ add_pair(struct rte_tel_data *d, const struct vfwd_app *app, uint16_t p,
 	char prefix[48];
 
 	vfwd_stats_pair_summarize(total, p, app->opt.nb_rxq, &sum);
-	rte_tel_data_add_dict_u64(d, "vm_port", app->pairs[p].vm_port);
-	rte_tel_data_add_dict_u64(d, "wire_port", app->pairs[p].wire_port);
+	vfwd_tel_dict_uint(d, "vm_port", app->pairs[p].vm_port);
+	vfwd_tel_dict_uint(d, "wire_port", app->pairs[p].wire_port);
 	for (uint8_t k = 0; k < VFWD_DIR_COUNT; k++) {
 		snprintf(prefix, sizeof(prefix), "%s/", vfwd_dir_keys[k]);
 		add_stream_counts(d, prefix, &sum.dir[k].sum);
@@ -341,23 +342,23 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 			rte_tel_data_start_dict(c);
 			rte_tel_data_add_dict_string(c, "name", name);
 			rte_tel_data_add_dict_string(c, "role", st->is_vhost ? "vm" : "wire");
-			rte_tel_data_add_dict_u64(c, "link_up", st->link_up);
-			rte_tel_data_add_dict_u64(c, "guest_gso", st->guest_gso);
-			rte_tel_data_add_dict_u64(c, "ipackets", s.ipackets);
-			rte_tel_data_add_dict_u64(c, "opackets", s.opackets);
-			rte_tel_data_add_dict_u64(c, "ibytes", s.ibytes);
-			rte_tel_data_add_dict_u64(c, "obytes", s.obytes);
-			rte_tel_data_add_dict_u64(c, "imissed", s.imissed);
-			rte_tel_data_add_dict_u64(c, "ierrors", s.ierrors);
-			rte_tel_data_add_dict_u64(c, "oerrors", s.oerrors);
-			rte_tel_data_add_dict_u64(c, "rx_nombuf", s.rx_nombuf);
+			vfwd_tel_dict_uint(c, "link_up", st->link_up);
+			vfwd_tel_dict_uint(c, "guest_gso", st->guest_gso);
+			vfwd_tel_dict_uint(c, "ipackets", s.ipackets);
+			vfwd_tel_dict_uint(c, "opackets", s.opackets);
+			vfwd_tel_dict_uint(c, "ibytes", s.ibytes);
+			vfwd_tel_dict_uint(c, "obytes", s.obytes);
+			vfwd_tel_dict_uint(c, "imissed", s.imissed);
+			vfwd_tel_dict_uint(c, "ierrors", s.ierrors);
+			vfwd_tel_dict_uint(c, "oerrors", s.oerrors);
+			vfwd_tel_dict_uint(c, "rx_nombuf", s.rx_nombuf);
 			/* On request only, never in the periodic report: the
 			 * vhost library frees a device's rings when the guest goes
 			 * without waiting for a reader of their stats (DPDK's own
 			 * /ethdev/xstats has the same window), so read only while
 			 * the guest is there. */
 			if (st->is_vhost && st->link_up && vfwd_port_guest_calls(port, &calls) == 0)
-				rte_tel_data_add_dict_u64(c, "guest_calls", calls);
+				vfwd_tel_dict_uint(c, "guest_calls", calls);
 			snprintf(key, sizeof(key), "%u", port);
 			if (rte_tel_data_add_dict_container(d, key, c, 0) != 0)
 				rte_tel_data_free(c);
@@ -389,14 +390,14 @@ tel_config(const char *cmd __rte_unused, const char *params __rte_unused,
 			vfwd_knobs[i].get(&app->opt, val, sizeof(val));
 			tel_name(name, sizeof(name), vfwd_knobs[i].name);
 			if (vfwd_parse_uint(val, 0, UINT32_MAX, &num) == 0)
-				rte_tel_data_add_dict_u64(d, name, num);
+				vfwd_tel_dict_uint(d, name, num);
 			else
 				rte_tel_data_add_dict_string(d, name, val);
 		}
-		rte_tel_data_add_dict_u64(d, "rxq", app->opt.nb_rxq);
-		rte_tel_data_add_dict_u64(d, "txq", app->opt.nb_txq);
-		rte_tel_data_add_dict_u64(d, "workers", app->nb_workers);
-		rte_tel_data_add_dict_u64(d, "pairs", app->nb_pairs);
+		vfwd_tel_dict_uint(d, "rxq", app->opt.nb_rxq);
+		vfwd_tel_dict_uint(d, "txq", app->opt.nb_txq);
+		vfwd_tel_dict_uint(d, "workers", app->nb_workers);
+		vfwd_tel_dict_uint(d, "pairs", app->nb_pairs);
 		pthread_mutex_unlock(&app->lock);
 		ret = 0;
 	}

@@ -11,6 +11,7 @@
 #include <rte_udp.h>
 
 #include "vfwd_gen.h"
+#include "vfwd_compat.h"
 
 #define GEN_MAGIC 0x56u /* "V" */
 #define UDP_PAYLOAD_SPAN 65536u /* pattern positions one udp frame may use */
@@ -149,8 +150,8 @@ build_l2_l3(uint8_t *frame, const struct gen_shape *sh, uint8_t dir, uint8_t pro
 		ip6->payload_len = rte_cpu_to_be_16(l4_len);
 		ip6->proto = proto;
 		ip6->hop_limits = 64;
-		side_ip6(src, ip6->src_addr);
-		side_ip6(dst, ip6->dst_addr);
+		side_ip6(src, VFWD_IP6_SRC(ip6));
+		side_ip6(dst, VFWD_IP6_DST(ip6));
 	} else {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 
@@ -218,9 +219,9 @@ gen_udp_to_response(uint8_t *frame, const struct gen_shape *sh, uint32_t len)
 		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)l3;
 		uint8_t addr[16];
 
-		memcpy(addr, ip6->src_addr, 16);
-		memcpy(ip6->src_addr, ip6->dst_addr, 16);
-		memcpy(ip6->dst_addr, addr, 16);
+		memcpy(addr, VFWD_IP6_SRC(ip6), 16);
+		memcpy(VFWD_IP6_SRC(ip6), VFWD_IP6_DST(ip6), 16);
+		memcpy(VFWD_IP6_DST(ip6), addr, 16);
 	} else {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 		uint32_t addr = ip->src_addr;
@@ -308,8 +309,8 @@ parse_l3(const uint8_t *frame, uint32_t len, const struct gen_shape *sh, uint8_t
 
 		side_ip6(GEN_SIDE_VM, want);
 		/* either side's address: the prefix up to the side byte */
-		if (ip6->proto != proto || memcmp(ip6->dst_addr, want, 13) != 0 ||
-		    (ip6->dst_addr[13] & 0xfe) != 0x12)
+		if (ip6->proto != proto || memcmp(VFWD_IP6_DST(ip6), want, 13) != 0 ||
+		    (VFWD_IP6_DST(ip6)[13] & 0xfe) != 0x12)
 			return GEN_NOT_OURS;
 		*l3p = l3;
 		/* the fields no checksum covers, exactly as sent */
@@ -353,7 +354,7 @@ static bool
 from_vm_side(const struct gen_shape *sh, const uint8_t *l3)
 {
 	if (sh->ipv6)
-		return ((const struct rte_ipv6_hdr *)l3)->src_addr[13] == 0x12 + GEN_SIDE_VM;
+		return VFWD_IP6_SRC((const struct rte_ipv6_hdr *)l3)[13] == 0x12 + GEN_SIDE_VM;
 	return rte_be_to_cpu_32(((const struct rte_ipv4_hdr *)l3)->src_addr) ==
 	       side_ip[GEN_SIDE_VM];
 }

@@ -22,6 +22,7 @@
 #endif
 
 #include "vfwd.h"
+#include "vfwd_compat.h"
 
 /* librte_gro heavy mode holds at most this many items (merged packets):
  * what it held before vfwd had an engine of its own (its table is flows x
@@ -197,7 +198,8 @@ seg_read(struct rte_mbuf *m, enum vfwd_parse kind, uint8_t kinds, struct gro_seg
 	if (sg->v6) {
 		const struct rte_ipv6_hdr *ip6 = sg->ip;
 
-		memcpy(sg->key.addr, ip6->src_addr, 32);
+		memcpy(sg->key.addr, VFWD_IP6_SRC(ip6), VFWD_IP6_ADDR_LEN);
+		memcpy((uint8_t *)sg->key.addr + VFWD_IP6_ADDR_LEN, VFWD_IP6_DST(ip6), VFWD_IP6_ADDR_LEN);
 		sg->ip_len = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len);
 		/* extension headers: not merged (the kernel pulls a few; the
 		 * IPv6 payload length then covers them and ours would not) */

@@ -13,6 +13,7 @@
 #include <rte_udp.h>
 
 #include "vfwd.h"
+#include "vfwd_compat.h"
 
 /* ------------------------------------------------------------- typing */
 
@@ -206,7 +207,7 @@ phdr_cksum(const struct rte_mbuf *m, enum vfwd_parse kind, bool with_len)
 	psd.len = with_len ? rte_cpu_to_be_32(m->l2_len + sizeof(*ip6) +
 					      rte_be_to_cpu_16(ip6->payload_len) - l4_off) : 0;
 	psd.proto = rte_cpu_to_be_32(kind_tcp(kind) ? IPPROTO_TCP : IPPROTO_UDP);
-	sum = __rte_raw_cksum(ip6->src_addr, sizeof(ip6->src_addr), 0);
+	sum = __rte_raw_cksum(VFWD_IP6_SRC(ip6), VFWD_IP6_ADDR_LEN, 0);
 	sum = __rte_raw_cksum(p + dst_off, 16, sum);
 	sum = __rte_raw_cksum(&psd, sizeof(psd), sum);
 	return __rte_raw_cksum_reduce(sum);

@@ -53,6 +53,7 @@
 
 #include "fuzz_check.h"
 #include "vfwd.h"
+#include "vfwd_compat.h"
 
 #define FUZZ_TARGET "fuzz_gro"
 
@@ -181,10 +182,10 @@ build(uint8_t *f, const uint8_t *r, struct flow_state *fs, uint32_t flow)
 		ip->payload_len = rte_cpu_to_be_16(l3 - 40 + l4 + payload);
 		ip->proto = ext ? IPPROTO_HOPOPTS : IPPROTO_TCP;
 		ip->hop_limits = fs->ttl;
-		ip->src_addr[0] = 0x20;
-		ip->src_addr[15] = 1;
-		ip->dst_addr[0] = 0x20;
-		ip->dst_addr[15] = 2;
+		VFWD_IP6_SRC(ip)[0] = 0x20;
+		VFWD_IP6_SRC(ip)[15] = 1;
+		VFWD_IP6_DST(ip)[0] = 0x20;
+		VFWD_IP6_DST(ip)[15] = 2;
 		if (ext)
 			f[l2 + 40] = IPPROTO_TCP;
 	} else {

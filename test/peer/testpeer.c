@@ -114,6 +114,7 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 #include <rte_udp.h>
+#include "vfwd_compat.h"
 
 #define BURST 32
 #define MAGIC 0x56465744u /* "VFWD" */
@@ -263,8 +264,8 @@ build_l2_l3(const struct peer *p, uint8_t *f, uint8_t dst_host, uint8_t proto, u
 		ip6->payload_len = rte_cpu_to_be_16(l4_len);
 		ip6->proto = proto;
 		ip6->hop_limits = 64;
-		ip6_addr(ip6->src_addr, 1);
-		ip6_addr(ip6->dst_addr, 2);
+		ip6_addr(VFWD_IP6_SRC(ip6), 1);
+		ip6_addr(VFWD_IP6_DST(ip6), 2);
 	} else {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 
@@ -322,7 +323,7 @@ ip_addrs_ours(const struct peer *p, const uint8_t *l3)
 
 		ip6_addr(src, 1);
 		ip6_addr(dst, 2);
-		return memcmp(ip6->src_addr, src, 16) == 0 && memcmp(ip6->dst_addr, dst, 16) == 0;
+		return memcmp(VFWD_IP6_SRC(ip6), src, 16) == 0 && memcmp(VFWD_IP6_DST(ip6), dst, 16) == 0;
 	}
 	return ((const struct rte_ipv4_hdr *)l3)->src_addr == rte_cpu_to_be_32(IP_SRC) &&
 	       ((const struct rte_ipv4_hdr *)l3)->dst_addr == rte_cpu_to_be_32(IP_DST);

@@ -20,6 +20,7 @@
 #include "check.h"
 #include "unit_eal.h"
 #include "vfwd.h"
+#include "vfwd_compat.h"
 
 #define MSS 1000
 #define KINDS (VFWD_GRO_KIND_TCP4 | VFWD_GRO_KIND_TCP6)
@@ -103,10 +104,10 @@ seg_mbuf(const struct seg *s)
 		ip->payload_len = rte_cpu_to_be_16(l3 - 40 + l4 + payload);
 		ip->proto = s->ext ? IPPROTO_HOPOPTS : IPPROTO_TCP;
 		ip->hop_limits = s->ttl ? s->ttl : 64;
-		ip->src_addr[0] = 0x20;
-		ip->src_addr[15] = 1;
-		ip->dst_addr[0] = 0x20;
-		ip->dst_addr[15] = 2;
+		VFWD_IP6_SRC(ip)[0] = 0x20;
+		VFWD_IP6_SRC(ip)[15] = 1;
+		VFWD_IP6_DST(ip)[0] = 0x20;
+		VFWD_IP6_DST(ip)[15] = 2;
 		if (s->ext)
 			f[l2 + 40] = IPPROTO_TCP; /* hop-by-hop, 8 bytes of PadN */
 	} else {

@@ -299,7 +299,7 @@ flags_keep_order(const struct vfwd_gro_conf *conf)
 
 	for (size_t b = 0; b < RTE_DIM(breaker); b++) {
 		struct vfwd_gro g;
-		uint16_t n, total = 0;
+		uint16_t n;
 		uint32_t expect = 0;
 
 		CHECK(vfwd_gro_init(&g, conf, 0) == 0);
@@ -312,7 +312,6 @@ flags_keep_order(const struct vfwd_gro_conf *conf)
 		for (uint16_t i = 0; i < n; i++) {
 			CHECK(seq_of(pkts[i]) == expect);
 			expect += check_tcp_payload(pkts[i]);
-			total++;
 		}
 		CHECK(expect == 9 * MSS);
 		if (n == 3) {
