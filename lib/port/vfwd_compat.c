@@ -12,16 +12,18 @@
 
 #if RTE_VERSION >= RTE_VERSION_NUM(25, 11, 0, 0)
 
-/* The per-queue xstats names PMDs give: ethdev's own fill for the PMDs that
- * leave it to ethdev (rx_qN_packets), and net_vhost's and a few others'
- * (rx_qN_good_packets). */
+/* The per-queue xstats names PMDs give, the more trusted first: ethdev's
+ * own fill for the PMDs that leave it to ethdev (rx_qN_packets), then the
+ * PMD's own (rx_qN_good_packets). net_vhost 25.11 gives both, and names
+ * every queue's own counters "q0" (seen with 2 queues: e2e/scale), so a
+ * later format never overrides an earlier one. */
 static const char *const rx_fmts[] = {"rx_q%u_packets", "rx_q%u_good_packets"};
 static const char *const tx_fmts[] = {"tx_q%u_packets", "tx_q%u_good_packets"};
 
 /* Which queue's packet count xstat name is (one of fmts, all of them
- * "rx_q%u..." or "tx_q%u..."), or -1. */
+ * "rx_q%u..." or "tx_q%u..."), or -1; *rank: which of fmts. */
 static int
-queue_of(const char *name, const char *const *fmts, unsigned int nb_fmts)
+queue_of(const char *name, const char *const *fmts, unsigned int nb_fmts, unsigned int *rank)
 {
 	char want[RTE_ETH_XSTATS_NAME_SIZE];
 	unsigned int q;
@@ -31,10 +33,22 @@ queue_of(const char *name, const char *const *fmts, unsigned int nb_fmts)
 		return -1;
 	for (unsigned int f = 0; f < nb_fmts; f++) {
 		snprintf(want, sizeof(want), fmts[f], q);
-		if (strcmp(name, want) == 0)
+		if (strcmp(name, want) == 0) {
+			*rank = f;
 			return (int)q;
+		}
 	}
 	return -1;
+}
+
+/* Keeps value for queue q unless a better-ranked name gave it already. */
+static void
+take(uint64_t *pkts, uint8_t *ranks, int q, unsigned int rank, uint64_t value)
+{
+	if (rank < ranks[q]) {
+		ranks[q] = (uint8_t)rank;
+		pkts[q] = value;
+	}
 }
 
 int
@@ -43,6 +57,7 @@ vfwd_port_queue_pkts(uint16_t port, const struct rte_eth_stats *st, uint16_t nb_
 {
 	struct rte_eth_xstat_name *names = NULL;
 	struct rte_eth_xstat *vals = NULL;
+	uint8_t rx_rank[VFWD_COMPAT_MAX_QSTATS], tx_rank[VFWD_COMPAT_MAX_QSTATS];
 	int n, found = 0, ret = 0;
 
 	RTE_SET_USED(st);
@@ -66,15 +81,19 @@ vfwd_port_queue_pkts(uint16_t port, const struct rte_eth_stats *st, uint16_t nb_
 		ret = -EAGAIN;
 		goto out;
 	}
+	memset(rx_rank, UINT8_MAX, sizeof(rx_rank));
+	memset(tx_rank, UINT8_MAX, sizeof(tx_rank));
 	for (int i = 0; i < n; i++) {
 		const char *name = names[vals[i].id].name;
+		unsigned int rank;
 		int q;
 
-		if ((q = queue_of(name, rx_fmts, RTE_DIM(rx_fmts))) >= 0 && q < nb_rxq) {
-			rxq_pkts[q] = vals[i].value;
+		if ((q = queue_of(name, rx_fmts, RTE_DIM(rx_fmts), &rank)) >= 0 && q < nb_rxq) {
+			take(rxq_pkts, rx_rank, q, rank, vals[i].value);
 			found++;
-		} else if ((q = queue_of(name, tx_fmts, RTE_DIM(tx_fmts))) >= 0 && q < nb_txq) {
-			txq_pkts[q] = vals[i].value;
+		} else if ((q = queue_of(name, tx_fmts, RTE_DIM(tx_fmts), &rank)) >= 0 &&
+			   q < nb_txq) {
+			take(txq_pkts, tx_rank, q, rank, vals[i].value);
 			found++;
 		}
 	}
