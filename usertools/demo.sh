@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-6}
-bash usertools/setup.sh
+bash usertools/setup.sh demo
 
 prefix=vfwd-demo-$$
 peer_prefix=vfwd-demo-peer-$$
