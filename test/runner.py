@@ -541,6 +541,94 @@ def run_asan_e2e(mods, filters):
                 os.environ[k] = v
 
 
+# ------------------------------------------------------- other releases
+
+# Debian roots of the releases whose DPDK differs from this machine's
+# (test/chroot/root.sh: debootstrap, kept in /var/cache/vfwd-roots): set
+# up there by usertools/setup.sh as a user would, built with -Dwerror=true,
+# and these tests run there by the same runner; each result comes back as
+# SUITE/<its name>. VFWD_NO_CHROOT=1 leaves them out; 'trixie/e2e/gro/'
+# runs only that there.
+CHROOT_RUNS = (
+    ("trixie", "DPDK 24.11", "tests", "VFWD_NO_ASAN=1 VFWD_NO_FUZZ=1",
+     ["unit/", "^e2e/forward/", "^e2e/offload/", "^e2e/gro/", "^e2e/default/"]),
+    ("sid", "DPDK 25.11", "demo", "", ["unit/"]),
+)
+CHROOT_SECS = int(os.environ.get("VFWD_CHROOT_SECS", "1500"))
+RESULT_LINE = re.compile(r"^(PASS|FAIL|SKIP) (\S+)")
+
+
+def run_chroot(filters):
+    for suite, dpdk, purpose, env, inner in CHROOT_RUNS:
+        # only when no filter is given or one names the suite ('trixie',
+        # 'trixie/e2e/gro/'): a plain 'forward' means this machine's
+        mine = [f.lstrip("^") for f in filters
+                if f.lstrip("^") == suite or f.lstrip("^").startswith(suite + "/")]
+        if filters and not mine:
+            continue
+        sel = ["^" + f[len(suite) + 1:] for f in mine if f[len(suite) + 1:]] or inner
+        if os.environ.get("VFWD_NO_CHROOT"):
+            skip(suite + "/", "VFWD_NO_CHROOT set")
+            continue
+        cmd = ("VFWD_MESON_ARGS=-Dwerror=true %s bash usertools/setup.sh %s >setup.log 2>&1"
+               " || { tail -n 40 setup.log; echo SETUP-FAILED; exit 1; };"
+               " echo \"DPDK $(pkg-config --modversion libdpdk)\";"
+               " %s python3 test/runner.py %s" % (env, purpose, env, " ".join(sel)))
+        print("     %s (%s): a Debian root, set up, built with -Dwerror=true, then %s"
+              % (suite, dpdk, " ".join(sel)), flush=True)
+        before = snapshot()
+        t0 = time.monotonic()
+        seen, said, closing = 0, [], None
+        proc = subprocess.Popen(["bash", os.path.join(HERE, "chroot", "root.sh"), suite, "run", cmd],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                errors="replace", start_new_session=True)
+        deadline = t0 + CHROOT_SECS
+        detail_of = None
+        try:
+            for line in proc.stdout:
+                line = line.rstrip("\n")
+                m = RESULT_LINE.match(line)
+                if m:
+                    kind, name = m.group(1), "%s/%s" % (suite, m.group(2))
+                    seen += 1
+                    rest = line[m.end():].strip()
+                    if kind == "SKIP":
+                        skip(name, rest.strip("()"))
+                    else:
+                        secs = re.search(r"([\d.]+)s$", rest)
+                        report(name, kind == "PASS", float(secs.group(1)) if secs else 0.0)
+                    detail_of = name if kind == "FAIL" else None
+                elif detail_of and line.startswith("     "):
+                    print(line, flush=True)
+                elif re.match(r"^\d+ passed, \d+ failed", line):
+                    closing = line
+                elif line.startswith("DPDK "):
+                    print("     %s: %s" % (suite, line), flush=True)
+                else:
+                    said.append(line)
+                    said = said[-60:]
+                if time.monotonic() > deadline:
+                    raise subprocess.TimeoutExpired(proc.args, CHROOT_SECS)
+            rc = proc.wait(timeout=max(1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            report("%s(run)" % suite, False, time.monotonic() - t0,
+                   "did not finish within %d s (VFWD_CHROOT_SECS)\n%s" % (CHROOT_SECS,
+                                                                       "\n".join(said[-20:])))
+            check_leftovers(suite, before)
+            continue
+        secs = time.monotonic() - t0
+        if rc != 0 and (not seen or closing is None):
+            report("%s(run)" % suite, False, secs, "exit %d after %d results\n%s"
+                   % (rc, seen, "\n".join(said[-40:])))
+        elif not seen:
+            report("%s(run)" % suite, False, secs, "no test ran\n" + "\n".join(said[-40:]))
+        else:
+            print("     %s: %s (%.0f s in all)" % (suite, closing, secs), flush=True)
+        check_leftovers(suite, before, secs)
+
+
 def main():
     filters = sys.argv[1:]
     # every process a test starts inherits it (see _ours)
@@ -587,6 +675,7 @@ def main():
         run_e2e(mods, filters)
         if ASAN_BUILD not in broken:
             run_asan_e2e(mods, filters)
+    run_chroot(filters)
     if failures:
         print("failed: " + " ".join(failures))
     print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""),
