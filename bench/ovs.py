@@ -205,9 +205,9 @@ def available():
     """(True, "") when OVS-DPDK can run here, else (False, why)."""
     for path in (VSWITCHD, OVSDB_SERVER, OVSDB_TOOL, VSCTL, APPCTL, OFCTL):
         if not os.access(path, os.X_OK):
-            return False, "%s missing: apt-get install %s" % (path, PACKAGES)
+            return False, "%s missing: usertools/setup.sh perf (or apt-get install %s)" % (path, PACKAGES)
     if not os.path.exists(SCHEMA):
-        return False, "%s missing: apt-get install %s" % (SCHEMA, PACKAGES)
+        return False, "%s missing: usertools/setup.sh perf (or apt-get install %s)" % (SCHEMA, PACKAGES)
     if not shutil.which(CC) and not os.access(CC, os.X_OK):
         return False, "no C compiler (%s) for the memif tx-queue shim" % CC
     if _dpdk_cflags() is None:
