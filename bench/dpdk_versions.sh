@@ -25,7 +25,7 @@ cell() {
 	# vm->wire: net_null's rx would flood the other direction
 	null_args=$([ "$dir" = vm2wire ] && echo ",no-rx=1" || true)
 	local vfwd_pid="" peer_pid=""
-	trap 'kill $peer_pid $vfwd_pid 2>/dev/null; wait 2>/dev/null; rm -f "$sock" "$log";
+	trap 'kill $peer_pid $vfwd_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -f "$sock" "$log";
 		rm -rf /var/run/dpdk/$tag /var/run/dpdk/$tag-peer; rm -f /dev/hugepages/$tag*' RETURN
 	# the forwarding lcore alone on CPU 1; mains and the peer on CPU 0
 	build/app/dpdk-vfwd --lcores "0@0,1@1" --no-pci --in-memory --file-prefix "$tag" \
