@@ -12,7 +12,8 @@
 # Roots live in $VFWD_ROOTS (/var/cache/vfwd-roots), kept between runs and
 # made again when missing or half made. The mirror is the one this machine's
 # apt uses; none is written here. /proc, /sys and /dev (with the host's
-# hugetlbfs) are mounted for CMD and unmounted after it, whatever it did.
+# hugetlbfs) are mounted for CMD (on the root bound onto itself) and
+# unmounted after it, whatever it did.
 # The root shares the host's network namespace and hugepage pool.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -102,6 +103,12 @@ unmount_all() {
 
 mount_all() {
 	trap unmount_all EXIT
+	# the root a mount point of its own, so that "/" inside is one:
+	# ip netns exec makes it a slave mount and fails where it is not
+	if ! mountpoint -q "$ROOT"; then
+		mount --bind "$ROOT" "$ROOT" && mount --make-private "$ROOT"
+		mounted="$ROOT"
+	fi
 	mountpoint -q "$ROOT/proc" || { mount -t proc proc "$ROOT/proc" && mounted="$ROOT/proc $mounted"; }
 	if ! mountpoint -q "$ROOT/sys"; then
 		mount --rbind /sys "$ROOT/sys" && mount --make-rslave "$ROOT/sys"

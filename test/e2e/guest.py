@@ -197,10 +197,21 @@ def build_initramfs(workdir, mb, init=None, v6=False, modules=(), binaries=(), u
             dst = os.path.join(root, lib.lstrip("/"))
             os.makedirs(os.path.dirname(dst), exist_ok=True)
             shutil.copy(lib, dst)
+    # Debian 13's kernel has virtio, virtio_ring and virtio_pci built in
+    builtin = set()
+    try:
+        with open("/lib/modules/%s/modules.builtin" % version) as f:
+            builtin = {os.path.basename(ln.strip()).split(".ko")[0] for ln in f}
+    except OSError:
+        pass
+    loaded = []
     for m in MODULES + list(modules):
         found = glob.glob("/lib/modules/%s/kernel/**/%s.ko*" % (version, m), recursive=True)
+        if not found and m in builtin:
+            continue
         if not found:
             raise RuntimeError("module %s not found for kernel %s" % (m, version))
+        loaded.append(m)
         src, dst = found[0], os.path.join(root, "lib", "modules", m + ".ko")
         if src.endswith(".xz"):
             with open(dst, "wb") as out:
@@ -212,7 +223,7 @@ def build_initramfs(workdir, mb, init=None, v6=False, modules=(), binaries=(), u
         addr = ("echo 0 > /proc/sys/net/ipv6/conf/eth0/accept_dad\n"
                 "ip -6 addr add %s/64 dev eth0" % GUEST_IP6) if v6 else \
             "ip addr add %s/24 dev eth0" % GUEST_IP
-        keys = {"modules": " ".join(MODULES + list(modules)), "guest": GUEST_IP,
+        keys = {"modules": " ".join(loaded), "guest": GUEST_IP,
                 "host": HOST_IP6 if v6 else HOST_IP, "mb": mb, "addr": addr, "udp": udp}
         keys.update(params or {})
         f.write((init or INIT) % keys)
