@@ -54,9 +54,8 @@ vfwd_tel_dict_uint(struct rte_tel_data *d, const char *name, uint64_t value)
  * each of its first nb_txq tx queues (each at most VFWD_COMPAT_MAX_QSTATS),
  * as the PMD counts them. st is the port's rte_eth_stats, read just before.
  * Through 25.07 these are rte_eth_stats' q_ipackets/q_opackets; 25.11 took
- * them out, and the PMDs give them as xstats (rx_qN_packets, tx_qN_packets
- * or rx_qN_good_packets, ...), read here by name.
- * Returns 0, or -errno when the PMD has no per-queue count (arrays zeroed). */
+ * them out, and ethdev gives them as xstats (rx_qN_packets, tx_qN_packets).
+ * Returns 0, or -errno when the port has no per-queue count (arrays zeroed). */
 #define VFWD_COMPAT_MAX_QSTATS 16
 int vfwd_port_queue_pkts(uint16_t port, const struct rte_eth_stats *st, uint16_t nb_rxq,
 			 uint64_t *rxq_pkts, uint16_t nb_txq, uint64_t *txq_pkts);
