@@ -25,6 +25,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 
@@ -582,37 +583,48 @@ def run_chroot(filters):
         proc = subprocess.Popen(["bash", os.path.join(HERE, "chroot", "root.sh"), suite, "run", cmd],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 errors="replace", start_new_session=True)
-        deadline = t0 + CHROOT_SECS
+        # the whole run bounded, even one that stops printing: SIGTERM to
+        # its group first, so that root.sh unmounts what it mounted
+        expired = threading.Event()
+
+        def expire():
+            expired.set()
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(proc.pid, sig)
+                    proc.wait(timeout=10)
+                    return
+                except (OSError, subprocess.TimeoutExpired):
+                    pass
+
+        timer = threading.Timer(CHROOT_SECS, expire)
+        timer.start()
         detail_of = None
-        try:
-            for line in proc.stdout:
-                line = line.rstrip("\n")
-                m = RESULT_LINE.match(line)
-                if m:
-                    kind, name = m.group(1), "%s/%s" % (suite, m.group(2))
-                    seen += 1
-                    rest = line[m.end():].strip()
-                    if kind == "SKIP":
-                        skip(name, rest.strip("()"))
-                    else:
-                        secs = re.search(r"([\d.]+)s$", rest)
-                        report(name, kind == "PASS", float(secs.group(1)) if secs else 0.0)
-                    detail_of = name if kind == "FAIL" else None
-                elif detail_of and line.startswith("     "):
-                    print(line, flush=True)
-                elif re.match(r"^\d+ passed, \d+ failed", line):
-                    closing = line
-                elif line.startswith("DPDK "):
-                    print("     %s: %s" % (suite, line), flush=True)
+        for line in proc.stdout:
+            line = line.rstrip("\n")
+            m = RESULT_LINE.match(line)
+            if m:
+                kind, name = m.group(1), "%s/%s" % (suite, m.group(2))
+                seen += 1
+                rest = line[m.end():].strip()
+                if kind == "SKIP":
+                    skip(name, rest.strip("()"))
                 else:
-                    said.append(line)
-                    said = said[-60:]
-                if time.monotonic() > deadline:
-                    raise subprocess.TimeoutExpired(proc.args, CHROOT_SECS)
-            rc = proc.wait(timeout=max(1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+                    secs = re.search(r"([\d.]+)s$", rest)
+                    report(name, kind == "PASS", float(secs.group(1)) if secs else 0.0)
+                detail_of = name if kind == "FAIL" else None
+            elif detail_of and line.startswith("     "):
+                print(line, flush=True)
+            elif re.match(r"^\d+ passed, \d+ failed", line):
+                closing = line
+            elif line.startswith("DPDK "):
+                print("     %s: %s" % (suite, line), flush=True)
+            else:
+                said.append(line)
+                said = said[-60:]
+        rc = proc.wait()
+        timer.cancel()
+        if expired.is_set():
             report("%s(run)" % suite, False, time.monotonic() - t0,
                    "did not finish within %d s (VFWD_CHROOT_SECS)\n%s" % (CHROOT_SECS,
                                                                        "\n".join(said[-20:])))
