@@ -50,18 +50,22 @@ apt_update() {
 # that of the librte-ethdev the installed libdpdk-dev depends on, else
 # of the one apt would install with it. Never written down here, so that
 # every release Debian ships is set up the same way.
+abi_of_candidate() {
+	apt-cache depends libdpdk-dev 2>/dev/null |
+		sed -n 's/^ *Depends: librte-ethdev\([0-9][0-9.]*\)$/\1/p' | head -n 1
+}
 dpdk_abi() {
 	local abi
 	abi=$(dpkg-query -W -f='${Package}\n' 'librte-ethdev*' 2>/dev/null |
 		sed -n 's/^librte-ethdev\([0-9][0-9.]*\)$/\1/p' | sort -V | tail -n 1)
-	if [ -z "$abi" ] || ! installed "librte-ethdev$abi"; then
-		abi=$(apt-cache depends libdpdk-dev 2>/dev/null |
-			sed -n 's/^ *Depends: librte-ethdev\([0-9][0-9.]*\)$/\1/p' | head -n 1)
+	if [ -n "$abi" ] && installed "librte-ethdev$abi"; then
+		echo "$abi"
+		return
 	fi
+	abi=$(abi_of_candidate)
 	if [ -z "$abi" ] && [ -z "${VFWD_NO_APT:-}" ]; then
 		apt_update
-		abi=$(apt-cache depends libdpdk-dev 2>/dev/null |
-			sed -n 's/^ *Depends: librte-ethdev\([0-9][0-9.]*\)$/\1/p' | head -n 1)
+		abi=$(abi_of_candidate)
 	fi
 	echo "$abi"
 }
