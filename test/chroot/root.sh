@@ -134,11 +134,6 @@ copy_tree() {
 	find "$dst" -mindepth 1 -maxdepth 1 ! -name 'build*' -exec rm -rf {} +
 	(cd "$TREE" && git ls-files -co --exclude-standard -z |
 		tar --null -T - -cf - 2>/dev/null) | tar -xf - -C "$dst"
-	# the reference notes (../shared) the tests may read
-	if [ -d "$TREE/../shared" ]; then
-		rm -rf "$ROOT/root/shared"
-		cp -r "$TREE/../shared" "$ROOT/root/shared" 2>/dev/null || true
-	fi
 }
 
 case "$ACTION" in
