@@ -228,8 +228,8 @@ class Session:
         check(kind in FORWARDERS, "guest cells: no forwarder %s (have %s)" % (kind, FORWARDERS))
         self.env, self.kind, self.v6 = env, kind, v6
         self.cpu_host, self.cpu_guest, self.cpu_fwd = cpu_plan(cpus)
-        self.ns = "vfwdg-%d" % os.getpid()
-        self.tap = "vfwdg%d" % (os.getpid() % 100000)
+        self.ns = "vfwdg-%d" % vfwdtest.RUN_PID
+        self.tap = "vfwdg%d" % (vfwdtest.RUN_PID % 100000)
         env.add_netns(self.ns)
         sock = env.path("vh.sock")
         vdevs = ["net_vhost0,iface=%s,tso=1" % sock, "net_tap0,iface=%s" % self.tap]

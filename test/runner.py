@@ -4,7 +4,10 @@
 same from build-asan (asan/...), the libFuzzer targets (fuzz/...), the
 end-to-end tests in test/e2e/test_*.py (one result per function), and the
 forward, malformed, modes and soak groups again with build-asan's vfwd
-(asan-e2e/...). Arguments filter tests by name.
+(asan-e2e/...), a short e2e subset under a busy loop on every CPU
+(loaded/..., LOADED_TESTS), then the chroot suites of other releases.
+Arguments filter tests by name; --under-load runs everything selected
+beside a busy loop on every CPU (CpuLoad).
 
 Before running, each build folder the selected tests need is brought up to
 date with ninja (a folder that cannot be is a FAIL, never run stale). A
@@ -12,7 +15,9 @@ missing optional build (build-asan, build-fuzz) is a SKIP with the reason;
 a FAIL where CI is set or VFWD_REQUIRE_ALL=1, unless VFWD_NO_ASAN or
 VFWD_NO_FUZZ says to leave it out. A test that leaves a process, hugepage
 file, DPDK runtime directory, network namespace, link or /tmp/vfwd-* entry
-behind fails as NAME(leftovers), and what it left is removed.
+behind fails as NAME(leftovers), and what it left is removed: only what
+carries this run's PID in its name (vfwdtest.owned); what others made
+meanwhile is named and left alone.
 
 Ends with the line 'N passed, N failed' (', N skipped' after, if any)."""
 
@@ -250,9 +255,12 @@ def snapshot():
     return snap
 
 
-def leftovers(before):
-    """What appeared since the snapshot before and is still there:
-    {kind: [items]}; procs as (pid, start) keys."""
+def leftovers(before, foreign=None):
+    """What this run made (vfwdtest.owned: its processes by RUN_TOKEN, the
+    rest by the names it gives) since the snapshot before and is still
+    there: {kind: [items]}; procs as (pid, start) keys. What appeared but
+    is not this run's (a user's dpdk-vfwd started meanwhile: its tap, its
+    hugepage files) goes into foreign, if given, never into the result."""
     now = snapshot()
     table = _proc_table()
     left = {}
@@ -263,8 +271,11 @@ def leftovers(before):
         left["procs"] = sorted(procs)
     for kind in ("hugepages", "dpdk", "netns", "links", "tmp"):
         new = sorted(now[kind] - before[kind])
-        if new:
-            left[kind] = new
+        mine = [n for n in new if vfwdtest.owned(kind, n)]
+        if mine:
+            left[kind] = mine
+        if foreign is not None and len(mine) < len(new):
+            foreign[kind] = [n for n in new if n not in mine]
     return left
 
 
@@ -333,7 +344,11 @@ def remove_empty_runtime_dirs(pattern):
 
 
 def check_leftovers(name, before, secs=0.0):
-    left = leftovers(before)
+    foreign = {}
+    left = leftovers(before, foreign)
+    if foreign:
+        print("     appeared meanwhile, not this run's, left alone:\n" +
+              "\n".join("       " + d for d in describe(foreign)), flush=True)
     if left:
         report("%s(leftovers)" % name, False, secs,
                "left behind (now removed):\n" + "\n".join(describe(left)))
@@ -425,7 +440,7 @@ def run_fuzz(filters):
             continue
         corpus = os.path.join(HERE, "fuzz", "corpus", target)
         before = snapshot()
-        scratch = tempfile.mkdtemp(prefix="vfwd-fuzz-")
+        scratch = tempfile.mkdtemp(prefix="vfwd-fuzz-%d-" % vfwdtest.RUN_PID)
         t0 = time.monotonic()
         try:
             r = subprocess.run([exe, "-max_total_time=%d" % secs, "-rss_limit_mb=4096",
@@ -542,6 +557,61 @@ def run_asan_e2e(mods, filters):
                 os.environ[k] = v
 
 
+# ------------------------------------------------------------------ load
+
+class CpuLoad:
+    """A busy loop on every CPU, pinned, at the runner's own priority (a
+    build beside the run, as on a shared CI runner), owned by the runner:
+    each one a process it started and stops by PID, bounded on its own in
+    time should the runner die first."""
+
+    def __init__(self, secs):
+        self.procs = []
+        for cpu in sorted(os.sched_getaffinity(0)):
+            # one process (taskset execs it): nothing forks later, so the
+            # per-test leftover check sees it as there before every test
+            self.procs.append(subprocess.Popen(
+                ["taskset", "-c", str(cpu), sys.executable, "-c",
+                 "import time\nend = time.monotonic() + %d\nwhile time.monotonic() < end: pass"
+                 % secs], start_new_session=True))
+
+    def stop(self):
+        for p in self.procs:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            p.wait()
+        self.procs = []
+
+
+# the loaded/ group: a short e2e subset again under CpuLoad on every run,
+# the tests that once asserted more than the machine's spare CPU allows
+LOADED_TESTS = (
+    "e2e/forward/vm_to_wire_1500", "e2e/forward/wire_to_vm_64",
+    "e2e/offload/tso_toward_wire", "e2e/offload/gro_toward_vm_heavy_4_flows",
+    "e2e/gro/1024_flows_in_a_1024_flow_table", "e2e/gro/corrupted_segment_reaches_the_vm_unmerged",
+    "e2e/gen/tcp_timestamps_merged_toward_vm", "e2e/reconnect/",
+)
+LOADED_SECS = 1800
+
+
+def run_loaded(mods, filters):
+    tests = [("loaded/e2e/%s/%s" % (g, f[5:]), getattr(mod, f)) for g, mod, fs in mods
+             for f in fs if any(("e2e/%s/%s" % (g, f[5:])).startswith(t) for t in LOADED_TESTS)]
+    tests = [(n, fn) for n, fn in tests if wanted(n, filters)]
+    if not tests:
+        return
+    print("     loaded: %d tests with a busy loop on each of %d CPUs"
+          % (len(tests), len(os.sched_getaffinity(0))), flush=True)
+    load = CpuLoad(LOADED_SECS)
+    try:
+        for name, fn in tests:
+            run_e2e_test(name, fn)
+    finally:
+        load.stop()
+
+
 # ------------------------------------------------------- other releases
 
 # Debian roots of the releases whose DPDK differs from this machine's
@@ -642,10 +712,12 @@ def run_chroot(filters):
 
 
 def main():
-    filters = sys.argv[1:]
+    filters = [a for a in sys.argv[1:] if a != "--under-load"]
+    under_load = len(filters) < len(sys.argv) - 1
     # every process a test starts inherits it (see _ours)
     key, value = RUN_TOKEN.split("=", 1)
     os.environ[key] = value
+    os.environ["VFWD_RUN_PID"] = str(vfwdtest.RUN_PID)
     mods = load_e2e(filters)
     units = [os.path.splitext(os.path.basename(p))[0]
              for p in glob.glob(os.path.join(HERE, "unit", "test_*.c"))]
@@ -656,7 +728,8 @@ def main():
             for p in glob.glob(os.path.join(HERE, "fuzz", "fuzz_*.c"))]
     asan_units = ["asan/" + u for u in units]
     need = [
-        (BUILD, any_wanted(["unit/" + u for u in units] + e2e_names + asan_e2e, filters), True),
+        (BUILD, any_wanted(["unit/" + u for u in units] + e2e_names + asan_e2e +
+                           ["loaded/" + n for n in e2e_names], filters), True),
         (ASAN_BUILD, any_wanted(asan_units + asan_e2e, filters) and not os.environ.get("VFWD_NO_ASAN"), False),
         (FUZZ_BUILD, any_wanted(fuzz, filters) and not os.environ.get("VFWD_NO_FUZZ"), False),
     ]
@@ -674,6 +747,22 @@ def main():
         if why:
             report("%s(build)" % label, False, 0, why)
             broken.add(path)
+    # --under-load: the whole run (the builds are ready) beside a busy loop
+    # on every CPU, the chroot suites included
+    load = CpuLoad(6 * 3600) if under_load else None
+    try:
+        run_all(mods, filters, broken, under_load)
+    finally:
+        if load:
+            load.stop()
+    if failures:
+        print("failed: " + " ".join(failures))
+    print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""),
+          flush=True)
+    return 1 if failed or not passed else 0
+
+
+def run_all(mods, filters, broken, under_load):
     if BUILD not in broken:
         if ASAN_BUILD in broken:
             run_unit_build("unit", BUILD, filters)
@@ -687,12 +776,9 @@ def main():
         run_e2e(mods, filters)
         if ASAN_BUILD not in broken:
             run_asan_e2e(mods, filters)
+        if not under_load:  # under load, every test already was
+            run_loaded(mods, filters)
     run_chroot(filters)
-    if failures:
-        print("failed: " + " ".join(failures))
-    print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""),
-          flush=True)
-    return 1 if failed or not passed else 0
 
 
 if __name__ == "__main__":

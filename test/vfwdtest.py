@@ -48,6 +48,31 @@ def sanitizer_excerpt(text, lines=40):
     return "\n".join(text[start:].splitlines()[:lines])
 
 
+# Whatever a test makes outside its own directory (DPDK file prefixes,
+# hugepage files, network namespaces, links, /tmp entries) carries the PID
+# of the runner (the process the e2e tests run in) in its name: the
+# leftover check removes only what it can tie to this run, never what a
+# user's dpdk-vfwd or another run on the machine made meanwhile. A bench
+# script a test starts inherits the runner's (VFWD_RUN_PID).
+RUN_PID = int(os.environ.get("VFWD_RUN_PID") or os.getpid())
+
+
+def link_name(tag):
+    """A link (tap, veth) name of this run: vfwd, a tag of lower-case
+    letters, then the run's PID (15 characters at most)."""
+    return "vfwd%s%d" % (tag, RUN_PID % 100000)
+
+
+def owned(kind, name):
+    """Whether the thing of a kind ("hugepages", "dpdk", "netns", "links",
+    "tmp") named so was made by this run (see RUN_PID)."""
+    if kind == "links":
+        return re.match(r"vfwd[a-z]+%d(?![0-9])" % (RUN_PID % 100000), name) is not None
+    name = os.path.basename(name)
+    return (name.startswith("vfwd") and
+            re.search(r"-%d(?:-|map_|$)" % RUN_PID, name) is not None)
+
+
 def check(cond, msg):
     if not cond:
         raise TestFailure(msg)
@@ -353,7 +378,7 @@ class Env:
 
     def __init__(self, name):
         self.name = name
-        self.dir = tempfile.mkdtemp(prefix="vfwd-%s-" % name, dir="/tmp")
+        self.dir = tempfile.mkdtemp(prefix="vfwd-%s-%d-" % (name, RUN_PID), dir="/tmp")
         self.procs = []
         self.prefixes = []
         self.netns = []
@@ -367,7 +392,7 @@ class Env:
         return False
 
     def prefix(self, tag):
-        p = "vfwdt-%s-%s-%d" % (self.name, tag, os.getpid())
+        p = "vfwdt-%s-%s-%d" % (self.name, tag, RUN_PID)
         self.prefixes.append(p)
         return p
 

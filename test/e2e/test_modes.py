@@ -12,7 +12,7 @@ import signal
 import subprocess
 import time
 
-from vfwdtest import Env, check, dir_stats, thread_cpu_ticks
+from vfwdtest import RUN_PID, Env, check, dir_stats, thread_cpu_ticks
 
 
 def worker_cpu_ticks(pid, lcore=1):
@@ -36,8 +36,8 @@ def test_napi_idle_cpu_and_wakeup():
     sleeping lcore and still comes back fast (an rx interrupt from the
     vhost side, naps on the tap side)."""
     with Env("napi") as env:
-        ns = "vfwdt-napi-%d" % os.getpid()
-        tap = "vfwdn%d" % (os.getpid() % 100000)
+        ns = "vfwdt-napi-%d" % RUN_PID
+        tap = "vfwdn%d" % (RUN_PID % 100000)
         env.add_netns(ns)
         sock = env.path("vh.sock")
         vf = env.vfwd(["net_vhost0,iface=%s" % sock, "net_tap0,iface=%s" % tap],

@@ -14,14 +14,14 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-from vfwdtest import check, ROOT
+from vfwdtest import RUN_PID, ROOT, check
 
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import perf  # noqa: E402
 
 
 def test_smoke_scenario_makes_csv_markdown_and_plot():
-    out = tempfile.mkdtemp(prefix="vfwd-perf-")
+    out = tempfile.mkdtemp(prefix="vfwd-perf-%d-" % RUN_PID)
     try:
         rc = perf.main(["--scenarios", "smoke", "--rounds", "2", "--secs", "1", "--out", out])
         check(rc == 0, "perf.py exit %d" % rc)
@@ -62,7 +62,7 @@ def test_guest_cell_end_to_end():
     import guest_perf
     ok, why = guest_perf.have_tools()
     check(ok, why + " (usertools/setup.sh installs it)")
-    out = tempfile.mkdtemp(prefix="vfwd-perfg-")
+    out = tempfile.mkdtemp(prefix="vfwd-perfg-%d-" % RUN_PID)
     try:
         rc = perf.main(["--scenarios", "guest-smoke", "--rounds", "1", "--guest-secs", "2",
                         "--out", out])

@@ -9,15 +9,15 @@ answers (dpdk-testpmd's icmpecho mode answers ARP and ICMP echo).
 import os
 import subprocess
 
-from vfwdtest import Env, check, dir_stats
+from vfwdtest import RUN_PID, Env, check, dir_stats
 
 COUNT = 10
 
 
 def test_ping_through_tap():
     with Env("ping") as env:
-        ns = "vfwdt-ping-%d" % os.getpid()
-        tap = "vfwdt%d" % (os.getpid() % 100000)
+        ns = "vfwdt-ping-%d" % RUN_PID
+        tap = "vfwdt%d" % (RUN_PID % 100000)
         env.add_netns(ns)
         sock = env.path("vh.sock")
         # vfwd runs inside the namespace so that its tap is created there

@@ -30,7 +30,7 @@ fuzz_broken(const char *target, const char *invariant, int line, const char *det
 	} while (0)
 
 /* The EAL for argv0, its runtime files under a prefix of the target's
- * name and this process; aborts if it does not start. */
+ * name, the runner's PID and this process; aborts if it does not start. */
 static inline void
 fuzz_eal_init(const char *argv0, const char *target)
 {
@@ -38,7 +38,8 @@ fuzz_eal_init(const char *argv0, const char *target)
 	char *eal[] = {(char *)argv0, "-l", "0", "--no-huge", "-m", "256", "--no-pci",
 		       "--no-shconf", "--log-level=*:crit", "--file-prefix", prefix};
 
-	snprintf(prefix, sizeof(prefix), "vfwd-%s-%d", target, getpid());
+	/* the runner (the parent) in the name, as in unit_eal.h */
+	snprintf(prefix, sizeof(prefix), "vfwd-%s-%d-%d", target, (int)getppid(), (int)getpid());
 	if (rte_eal_init(RTE_DIM(eal), eal) < 0)
 		abort();
 }
