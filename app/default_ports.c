@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -12,7 +13,25 @@
 
 #include "default_ports.h"
 
-#define DEFAULT_TAP "vfwd-tap0"
+/* how many names the embedded default's tap tries: PREFIX0..PREFIX15 */
+#define DEFAULT_TAP_TRIES 16
+
+/* The first of PREFIX0.. that names no link here. net_tap's taps live as
+ * long as the process holding them, so a link of that name is another
+ * process's (another forwarder's, or a tap someone made): not ours to
+ * take. Taking it would not fail either: net_tap opens its taps
+ * IFF_MULTI_QUEUE and would join theirs as more queues. Returns how many
+ * names were taken before the one chosen, or -EEXIST. */
+static int
+pick_tap_name(const char *prefix, char *name, size_t len)
+{
+	for (unsigned int i = 0; i < DEFAULT_TAP_TRIES; i++) {
+		snprintf(name, len, "%s%u", prefix, i);
+		if (if_nametoindex(name) == 0)
+			return (int)i;
+	}
+	return -EEXIST;
+}
 
 /* A socket file nobody listens on is a leftover of a process that died:
  * safe to replace. Anything else at that path is not ours to remove. */
@@ -84,7 +103,20 @@ vfwd_default_ports_create(struct vfwd_app *app)
 		app->vhost_sock[0] = '\0';
 		return ret;
 	}
-	snprintf(app->tap_name, sizeof(app->tap_name), DEFAULT_TAP);
+	ret = pick_tap_name(app->opt.tap_prefix, app->tap_name, sizeof(app->tap_name));
+	if (ret < 0) {
+		fprintf(stderr, "dpdk-vfwd: error: %s0..%s%u all exist (other forwarders?); "
+				"choose another name with --tap-prefix\n",
+			app->opt.tap_prefix, app->opt.tap_prefix, DEFAULT_TAP_TRIES - 1);
+		app->tap_name[0] = '\0';
+		return ret;
+	}
+	if (ret == 1)
+		printf("dpdk-vfwd: %s0 exists (another process's): taking %s\n",
+		       app->opt.tap_prefix, app->tap_name);
+	else if (ret > 1)
+		printf("dpdk-vfwd: %s0..%s%d exist (other processes'): taking %s\n",
+		       app->opt.tap_prefix, app->opt.tap_prefix, ret - 1, app->tap_name);
 	snprintf(args, sizeof(args), "iface=%s", app->tap_name);
 	ret = rte_vdev_init("net_tap0", args);
 	if (ret != 0) {

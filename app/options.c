@@ -3,6 +3,7 @@
  * Command line of dpdk-vfwd (the part after "--"). Every bad value is
  * rejected with a message that names the option, before anything starts.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
@@ -33,6 +34,8 @@ static const char usage_head[] =
 	"  --duration S         stop after S seconds (default: run until SIGINT/SIGTERM)\n"
 	"  --socket-mode M      vhost-user server sockets' mode, within 0660 (default 0660)\n"
 	"  --socket-owner U[:G] ... and owner (default: the user running vfwd)\n"
+	"  --tap-prefix P       the embedded default's tap: the first of P0..P15 that no\n"
+	"                       other process has (default vfwd-tap)\n"
 	"  -i, --interactive    a command prompt (type help); forwarding waits for 'start'\n"
 	"  --cmdline-file F     run the commands in F first (see config/*.cmd); with -i the\n"
 	"                       prompt follows, without it forwarding goes on unless F quits\n"
@@ -145,6 +148,7 @@ enum {
 	OPT_CMDLINE_FILE,
 	OPT_SOCKET_MODE,
 	OPT_SOCKET_OWNER,
+	OPT_TAP_PREFIX,
 };
 
 /* The options that are not knobs; the knobs' come from their table. */
@@ -157,6 +161,7 @@ static const struct option other_opts[] = {
 	{"cmdline-file", required_argument, NULL, OPT_CMDLINE_FILE},
 	{"socket-mode", required_argument, NULL, OPT_SOCKET_MODE},
 	{"socket-owner", required_argument, NULL, OPT_SOCKET_OWNER},
+	{"tap-prefix", required_argument, NULL, OPT_TAP_PREFIX},
 	{"help", no_argument, NULL, 'h'},
 };
 
@@ -262,6 +267,22 @@ vfwd_options_defaults(struct vfwd_options *o)
 	vfwd_knobs_defaults(o);
 	o->socket_mode = 0660;
 	o->nb_rxq = 1;
+	strcpy(o->tap_prefix, VFWD_DEFAULT_TAP_PREFIX);
+}
+
+/* A link name's prefix: what the kernel takes in a name (no '/', ':',
+ * blanks), short enough for two more digits within IFNAMSIZ. */
+static bool
+valid_tap_prefix(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len == 0 || len > VFWD_TAP_PREFIX_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && strchr("-_.", s[i]) == NULL)
+			return false;
+	return true;
 }
 
 int
@@ -372,6 +393,14 @@ vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, siz
 			o->socket_owner_set = true;
 			break;
 		}
+		case OPT_TAP_PREFIX:
+			if (!valid_tap_prefix(optarg))
+				return fail(err, errlen,
+					    "--tap-prefix '%s': expected 1..%d letters, digits, '-', "
+					    "'_' or '.'",
+					    optarg, VFWD_TAP_PREFIX_MAX);
+			strcpy(o->tap_prefix, optarg);
+			break;
 		case OPT_CMDLINE_FILE:
 			if (optarg[0] == '\0' || strlen(optarg) >= sizeof(o->cmdline_file))
 				return fail(err, errlen, "--cmdline-file '%s': expected a file path",

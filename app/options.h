@@ -10,6 +10,10 @@
 
 enum vfwd_stats_format { VFWD_STATS_TEXT, VFWD_STATS_JSON };
 
+#define VFWD_DEFAULT_TAP_PREFIX "vfwd-tap"
+/* IFNAMSIZ less the terminating NUL and two digits */
+#define VFWD_TAP_PREFIX_MAX 13
+
 struct vfwd_options {
 	struct vfwd_knobs knobs;
 	uint32_t backlog; /* deferred delivery: ring size per lcore */
@@ -26,6 +30,7 @@ struct vfwd_options {
 	bool socket_owner_set;
 	unsigned int socket_uid, socket_gid;
 	char cmdline_file[4096]; /* --cmdline-file, or "" */
+	char tap_prefix[VFWD_TAP_PREFIX_MAX + 1]; /* the embedded default's tap */
 };
 
 /* Parse the application arguments (those after "--"); argv[0] is the

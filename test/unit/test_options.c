@@ -20,9 +20,9 @@
 #define ARGV(...) ((char *[]){"dpdk-vfwd", __VA_ARGS__, NULL})
 #define ARGC(...) ((int)(sizeof((char *[]){"dpdk-vfwd", __VA_ARGS__}) / sizeof(char *)))
 
-/* the long options vfwd_usage lists: 21 knobs with a value, --gro (a
- * flag) and the 9 options that are not knobs */
-#define EXPECTED_NB_OPTIONS 33
+/* the long options vfwd_usage lists: the knobs with a value, and those of
+ * other_options (--gro, a flag, and the options that are not knobs) */
+#define EXPECTED_NB_OPTIONS 34
 
 static struct vfwd_options o, def;
 static char err[512];
@@ -92,7 +92,7 @@ usage_options(char names[][32], unsigned int max)
 
 static const char *const other_options[] = {"gro", "rxq", "txq", "pair", "duration",
 					    "interactive", "cmdline-file", "socket-mode",
-					    "socket-owner", "help"};
+					    "socket-owner", "tap-prefix", "help"};
 
 static bool
 is_other(const char *name)
@@ -591,6 +591,28 @@ socket_owner(void)
 	check_rejects("--socket-owner", longname);
 }
 
+/* The embedded default's tap names: what a link name takes, two digits
+ * more within IFNAMSIZ. */
+static void
+tap_prefix(void)
+{
+	struct vfwd_options want = expect_defaults();
+
+	CHECK(strcmp(want.tap_prefix, "vfwd-tap") == 0);
+	snprintf(want.tap_prefix, sizeof(want.tap_prefix), "vm_7.a-");
+	CHECK(PARSE("--tap-prefix", "vm_7.a-") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	snprintf(want.tap_prefix, sizeof(want.tap_prefix), "abcdefghijklm");
+	CHECK(PARSE("--tap-prefix=abcdefghijklm") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	check_rejects("--tap-prefix", "abcdefghijklmn"); /* 14: no room for 2 digits */
+	CHECK(strstr(err, "--tap-prefix"));
+	check_rejects("--tap-prefix", "");
+	check_rejects("--tap-prefix", "a/b");
+	check_rejects("--tap-prefix", "a b");
+	check_rejects("--tap-prefix", "a:b");
+	check_rejects("--tap-prefix", "tap%d");
+	check_rejects_eq("--tap-prefix", "a/b");
+}
+
 static void
 cmdline_file(void)
 {
@@ -674,6 +696,7 @@ main(void)
 	RUN(socket_mode);
 	RUN(socket_umask);
 	RUN(socket_owner);
+	RUN(tap_prefix);
 	RUN(cmdline_file);
 	RUN(bad_shapes);
 	RUN(reparse);
