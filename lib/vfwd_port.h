@@ -54,6 +54,8 @@ struct vfwd_port_state {
 	bool is_vhost;
 	bool gated;        /* the PMD is called only through pmd_gate */
 	bool rx_intr;      /* configured with rx queue interrupts */
+	bool rx_intr_fd;   /* ... that are the queue's fd turning readable
+			    * (net_tap): nothing to enable or disable */
 	bool tx_tso;       /* TCP_TSO offload enabled */
 	bool tx_ip_cksum;  /* IPV4_CKSUM offload enabled */
 	bool tx_l4_cksum;  /* TCP_CKSUM and UDP_CKSUM offloads enabled */

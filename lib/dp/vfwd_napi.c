@@ -3,8 +3,9 @@
  * The NAPI twin: after defer_polls empty rounds with nothing held, a
  * worker arms rx interrupts on its queues and sleeps in epoll until one
  * fires or sleep_max_us passes; queues without interrupt support (every
- * non-vhost port here) make it nap instead, a short sleep that doubles
- * while nothing comes. Adaptive mode switches between this and plain
+ * port here but vhost and tap) make it nap instead, a short sleep that
+ * doubles while nothing comes; a port whose link is down, a sleep of at
+ * most LINK_DOWN_SLEEP_US. Adaptive mode switches between this and plain
  * polling on load, with VPP's thresholds.
  */
 #include <errno.h>
@@ -21,6 +22,12 @@
 #define ADAPTIVE_TO_POLL (10 * 16)
 #define NAP_MIN_US 16
 #define NAP_MAX_US 1000
+/* the longest sleep while a port's link is down and the rest have nothing
+ * or are armed: an idle forwarder with no guest wakes 100 times a second,
+ * not a thousand (each wake-up of a thread costs the CPU's other work
+ * more than its few microseconds), and a guest that connects is seen
+ * within 10 ms */
+#define LINK_DOWN_SLEEP_US 10000
 #define MAX_EVENTS 16
 
 static void
@@ -38,14 +45,16 @@ nap(uint32_t us)
 #define INTR_TAG_WIRE ((void *)(uintptr_t)2)
 
 /* Arm interrupts on every rx queue that has them. Returns the number of
- * queues armed; *naps counts the queues that cannot be (no support, or the
- * guest is away). */
+ * queues armed; *naps counts the queues that cannot be (no support), *down
+ * those whose link is down (a guest away: nothing to receive until it
+ * comes, which a sleep of LINK_DOWN_SLEEP_US notices). */
 static unsigned int
-arm(struct vfwd_worker *w, bool *armed, unsigned int *naps)
+arm(struct vfwd_worker *w, bool *armed, unsigned int *naps, unsigned int *down)
 {
 	unsigned int n = 0;
 
 	*naps = 0;
+	*down = 0;
 	if (w->role == VFWD_ROLE_WORK) {
 		/* a work lcore polls rings, which have no interrupts; the rx
 		 * queues in its stream list belong to the rx lcores */
@@ -58,7 +67,11 @@ arm(struct vfwd_worker *w, bool *armed, unsigned int *naps)
 		uint32_t gen = ps->conn_gen + 1;
 
 		armed[i] = false;
-		if (!ps->rx_intr || !ps->link_up) {
+		if (!ps->link_up) {
+			(*down)++;
+			continue;
+		}
+		if (!ps->rx_intr) {
 			(*naps)++;
 			continue;
 		}
@@ -75,11 +88,11 @@ arm(struct vfwd_worker *w, bool *armed, unsigned int *naps)
 			}
 			w->streams[i].intr_gen = gen;
 		}
-		if (rte_eth_dev_rx_intr_enable(s->rx_port, s->rx_queue) != 0) {
+		if (!ps->rx_intr_fd && rte_eth_dev_rx_intr_enable(s->rx_port, s->rx_queue) != 0) {
 			(*naps)++;
 			continue;
 		}
-		armed[i] = true;
+		armed[i] = !ps->rx_intr_fd; /* what disarm() disables */
 		n++;
 	}
 	return n;
@@ -112,7 +125,7 @@ sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 {
 	struct vfwd_lcore_stats *st = &w->stats;
 	bool armed[VFWD_MAX_STREAMS];
-	unsigned int naps, n = arm(w, armed, &naps);
+	unsigned int naps, down, n = arm(w, armed, &naps, &down);
 	uint64_t after;
 	uint32_t us;
 
@@ -128,8 +141,13 @@ sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 	/* naps grow while nothing comes: short after traffic, cheap when
 	 * idle; at their longest they wait in epoll too, so that the queues
 	 * with interrupts can end them */
-	us = naps ? RTE_MIN((uint32_t)NAP_MIN_US << RTE_MIN(w->empty_rounds / 64, 6u), (uint32_t)NAP_MAX_US)
-		  : k->sleep_max_us;
+	if (naps)
+		us = RTE_MIN((uint32_t)NAP_MIN_US << RTE_MIN(w->empty_rounds / 64, 6u),
+			     (uint32_t)NAP_MAX_US);
+	else if (down)
+		us = LINK_DOWN_SLEEP_US;
+	else
+		us = k->sleep_max_us;
 	/* a work lcore's rings fill fast and wake no one: short naps only */
 	if (w->role == VFWD_ROLE_WORK)
 		us = NAP_MIN_US;

@@ -271,12 +271,16 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	}
 	if (*info.dev_flags & RTE_ETH_DEV_INTR_LSC)
 		dev_conf.intr_conf.lsc = 1;
-	/* Rx interrupts for the napi mode: vhost only. Its guest kicks are
-	 * off unless a sleeping worker arms them; other PMDs (memif) would
-	 * signal on every burst even while we poll, so they nap instead. */
-	if (st->is_vhost) {
+	/* Rx interrupts for the napi mode: vhost, whose guest kicks are off
+	 * unless a sleeping worker arms them, and net_tap, whose interrupt is
+	 * its fd turning readable (nothing while we poll). Others (memif)
+	 * would signal on every burst even while we poll, so they nap. An
+	 * idle forwarder then sleeps in epoll instead of waking for naps a
+	 * thousand times a second. */
+	if (st->is_vhost || driver_is(&info, "net_tap")) {
 		dev_conf.intr_conf.rxq = 1;
 		st->rx_intr = true;
+		st->rx_intr_fd = !st->is_vhost;
 	}
 
 	/* Offloads: a vhost port leaves partial checksums and TSO frames to

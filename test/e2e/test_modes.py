@@ -12,7 +12,7 @@ import signal
 import subprocess
 import time
 
-from vfwdtest import RUN_PID, Env, check, dir_stats, thread_cpu_ticks
+from vfwdtest import RUN_PID, Env, check, dir_stats, thread_cpu_ticks, thread_runnable_ns
 
 
 def worker_cpu_ticks(pid, lcore=1):
@@ -30,11 +30,20 @@ def cpu_share(pid, secs=3.0):
     return (worker_cpu_ticks(pid) - a) / hz / secs
 
 
+def wanted_share(pid, secs=3.0):
+    """The share of secs lcore 1's worker was on a CPU or waiting for one:
+    what it asked for, whatever else the machine ran."""
+    t0, (run0, wait0) = time.monotonic(), thread_runnable_ns(pid, "rte-worker-1")
+    time.sleep(secs)
+    run1, wait1 = thread_runnable_ns(pid, "rte-worker-1")
+    return (run1 - run0 + wait1 - wait0) / 1e9 / (time.monotonic() - t0)
+
+
 def test_napi_idle_cpu_and_wakeup():
     """No traffic: napi leaves its lcore nearly idle, poll burns it. Then
     pings every 0.3 s from a netns through a tap: each one arrives to a
-    sleeping lcore and still comes back fast (an rx interrupt from the
-    vhost side, naps on the tap side)."""
+    sleeping lcore and still comes back fast (rx interrupts on both sides:
+    the guest's kick, the tap's fd)."""
     with Env("napi") as env:
         ns = "vfwdt-napi-%d" % RUN_PID
         tap = "vfwdn%d" % (RUN_PID % 100000)
@@ -43,7 +52,8 @@ def test_napi_idle_cpu_and_wakeup():
         vf = env.vfwd(["net_vhost0,iface=%s" % sock, "net_tap0,iface=%s" % tap],
                       ["--rx-mode", "napi", "--stats-format", "json"], netns=ns)
         vf.wait_output("forwarding", 30)
-        check("net_tap0) has no rx interrupts" in vf.out(), "no note about naps:\n" + vf.out())
+        # net_tap's interrupt is its fd turning readable: no naps
+        check("has no rx interrupts" not in vf.out(), "a note about naps:\n" + vf.out())
         ip = ["ip", "-n", ns]
         subprocess.run(ip + ["addr", "add", "192.0.2.1/24", "dev", tap], check=True)
         subprocess.run(ip + ["link", "set", tap, "up"], check=True)
@@ -66,10 +76,11 @@ def test_napi_idle_cpu_and_wakeup():
         check(lc["wakeups_intr"] > 0 and lc["intr_queues"] > 0,
               "no rx interrupt woke the lcore: %s" % {k: lc[k] for k in
                                                       ("sleeps", "wakeups_intr", "intr_queues")})
-        # net_tap has none here (it naps): every interrupt was the guest's kick
-        check(lc["wakeups_kick"] == lc["wakeups_intr"],
-              "wake-ups by a kick %d of %d, all of them from the vhost queue"
-              % (lc["wakeups_kick"], lc["wakeups_intr"]))
+        # both woke it: the tap (each ping from the namespace) and the
+        # guest's kick (each echo); never a nap
+        check(0 < lc["wakeups_kick"] < lc["wakeups_intr"] and lc["nap_queues"] == 0,
+              "wake-ups by a kick %d of %d, naps %d: the tap's and the guest's both expected"
+              % (lc["wakeups_kick"], lc["wakeups_intr"], lc["nap_queues"]))
         for d in ("wire_to_vm", "vm_to_wire"):
             s = dir_stats(final, d)
             check(s["tx_pkts"] >= 10 and s["rx_pkts"] == s["tx_pkts"] + s["drops"], "%s: %s" % (d, s))
@@ -80,10 +91,14 @@ def test_napi_idle_cpu_and_wakeup():
                       ["--rx-mode", "poll"])
         vf.wait_output("forwarding", 30)
         time.sleep(0.3)
-        poll_cpu = cpu_share(vf.pid)
+        poll_cpu = wanted_share(vf.pid)
         check(vf.stop(20) == 0, vf.err()[-500:])
-        check(poll_cpu > 0.8, "poll worker used only %.0f%% of a CPU" % (100 * poll_cpu))
-    print("     idle worker CPU: napi %.1f%%, poll %.1f%%" % (100 * napi_cpu, 100 * poll_cpu))
+        # asked for, not given: on a loaded machine a poll worker gets its
+        # share, and waits for the rest
+        check(poll_cpu > 0.8, "poll worker asked for only %.0f%% of a CPU (on it or waiting)"
+              % (100 * poll_cpu))
+    print("     idle worker CPU: napi %.1f%% used, poll %.1f%% asked for"
+          % (100 * napi_cpu, 100 * poll_cpu))
 
 
 # Each step's commands, typed at the prompt while the peer sends; the step
