@@ -21,6 +21,10 @@
 #include "gen.h"
 
 #define RING_SIZE 1024
+/* rx descriptors asked for: a virtio port posts at most its ring (a
+ * virtio-user port's queue_size), so that devarg alone sizes it; a deep
+ * ring rides out the moments the generator is not scheduled */
+#define RX_RING_SIZE 4096
 
 static struct gen_ctx *signal_ctx;
 static volatile sig_atomic_t stop_lingering;
@@ -107,8 +111,8 @@ port_init(const struct gen_opts *o, uint16_t port, bool vm_side, struct rte_memp
 	 * queues as well; a virtio-user vdev, queues=N */
 	ret = rte_eth_dev_configure(port, nq, nq, &conf);
 	for (uint16_t q = 0; ret == 0 && q < nq; q++)
-		ret = rte_eth_rx_queue_setup(port, q, RING_SIZE, rte_eth_dev_socket_id(port), NULL,
-					     pool);
+		ret = rte_eth_rx_queue_setup(port, q, RX_RING_SIZE, rte_eth_dev_socket_id(port),
+					     NULL, pool);
 	for (uint16_t q = 0; ret == 0 && q < nq; q++)
 		ret = rte_eth_tx_queue_setup(port, q, RING_SIZE, rte_eth_dev_socket_id(port), NULL);
 	if (ret == 0)
@@ -230,7 +234,7 @@ main(int argc, char **argv)
 		buf_len = RTE_MAX(buf_len, (uint32_t)RTE_PKTMBUF_HEADROOM +
 				  gen_hdrs_tcp(&o.conf.shape) + o.conf.mss);
 	/* each rx queue beyond the first may hold a ring's worth on each port */
-	pool = rte_pktmbuf_pool_create("gen_pool", 16383 + 2u * (o.conf.queues - 1u) * RING_SIZE,
+	pool = rte_pktmbuf_pool_create("gen_pool", 16383 + 2u * (o.conf.queues - 1u) * RX_RING_SIZE,
 				       256, 0, buf_len, rte_socket_id());
 	if (pool == NULL) {
 		fprintf(stderr, "dpdk-vfwd-gen: mbuf pool: %s\n", rte_strerror(rte_errno));

@@ -122,6 +122,10 @@
 #define NO_PORT UINT16_MAX
 #define EXIT_TIMEOUT 4
 #define NAP_US 50 /* --rate: the nap when there was nothing to do */
+/* rx descriptors asked for: a virtio port posts at most its ring
+ * (virtio-user's queue_size), so a test sizes the ring with that alone;
+ * a deep one rides out the moments this process is not scheduled */
+#define RX_DESC 4096
 #define IP_SRC 0xc6120001u /* 198.18.0.1, benchmark range */
 #define IP_DST 0xc6120002u
 #define UDP_PORT 9
@@ -872,7 +876,7 @@ port_init(struct peer *p, uint16_t port, struct rte_mempool *pool)
 
 	if (ret == 0)
 		for (uint16_t q = 0; q < nq && ret == 0; q++)
-			ret = rte_eth_rx_queue_setup(port, q, 1024, rte_socket_id(), NULL, pool);
+			ret = rte_eth_rx_queue_setup(port, q, RX_DESC, rte_socket_id(), NULL, pool);
 	for (uint16_t q = 0; q < nq && ret == 0; q++)
 		ret = rte_eth_tx_queue_setup(port, q, 1024, rte_socket_id(), NULL);
 	if (ret == 0)
@@ -995,7 +999,11 @@ main(int argc, char **argv)
 	signal(SIGUSR1, on_stop_sending);
 	signal(SIGUSR2, on_pause);
 	signal(SIGPIPE, SIG_IGN);
-	p.pool = rte_pktmbuf_pool_create("peer_pool", 16383, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+	/* every rx queue beyond a port's first may hold RX_DESC of them, and
+	 * as many in flight */
+	p.pool = rte_pktmbuf_pool_create("peer_pool",
+					 16383 + 2u * (p.queues + p.wire_queues - 2u) * RX_DESC, 256, 0,
+					 RTE_MBUF_DEFAULT_BUF_SIZE,
 					 rte_socket_id());
 	if (p.pool == NULL)
 		return 1;
