@@ -5,7 +5,7 @@ net_memif wire to the same peer process, which checks every byte.
     peer(virtio_user0) <-> vfwd(net_vhost0 | net_memif0) <-> peer(net_memif0)
 """
 
-from vfwdtest import Env, check, dir_stats, peer_through_vfwd
+from vfwdtest import LOSS_SHARE, Env, check, dir_stats, peer_through_vfwd
 
 COUNT = 300000
 
@@ -25,11 +25,13 @@ def forward(direction, size):
         check(d["drops"] == d["drop_tx_full"] + d["drop_peer_down"], "drop causes do not add up")
         check(got["rx"] == d["tx_pkts"], "peer got %d, vfwd sent %d" % (got["rx"], d["tx_pkts"]))
         # the receiving side's loss is what vfwd counted as dropped. Some
-        # loss is fair (the peer sends and drains on one CPU: its rx ring
-        # can fill; 0-0.4% here, up to 9% under ASan), a broken path is not
+        # loss is fair at an unpaced rate (the peer sends and drains on one
+        # CPU, beside vfwd and whatever else runs: its rx ring can fill;
+        # 0-0.4% on a quiet machine, 30% seen under a busy loop on each
+        # CPU), a broken path is not: every frame lost is one vfwd counted
         check(got["tx"] - got["rx"] == d["drops"], "peer sent %d, got %d; vfwd counted %d drops"
               % (got["tx"], got["rx"], d["drops"]))
-        check(d["drops"] <= COUNT // 5, "%d of %d dropped" % (d["drops"], COUNT))
+        check(d["drops"] <= LOSS_SHARE * COUNT, "%d of %d dropped" % (d["drops"], COUNT))
         check(got["rx_bad"] == 0 and got["rx_dup"] == 0, "corrupt or duplicate: %s" % got)
         check(got["rx_reorder"] == 0, "reordered: %s" % got)
         print("     %d sent, %d arrived, %d dropped (%s)" % (got["tx"], got["rx"], d["drops"],

@@ -282,7 +282,10 @@ def replay(env, pcap, gro_args, name):
                    "net_pcap0,rx_pcap=%s,tx_pcap=/dev/null" % pcap],
                   ["--stats-format", "json", "--cmdline-file", wait] + gro_args, name=name)
     vf.wait_output("forwarding 1 pair", 30)
-    guest = env.peer(["net_virtio_user0,path=%s,queue_size=1024" % sock],
+    # a ring that holds the whole replay (about 1700 slots, merged or
+    # not), so that nothing can be dropped for it full: net_pcap replays
+    # unpaced, and the guest may not be scheduled for a while
+    guest = env.peer(["net_virtio_user0,path=%s,queue_size=4096" % sock],
                      ["--rx-port", "0", "--lro", "--dump", dump, "--duration", "600",
                       "--timeout", "900"], name=name + "-guest")
     guest.wait_output("ready", 30, stream="err")

@@ -22,10 +22,10 @@ guest (the QEMU guest test is separate):
 
 import subprocess
 
-from vfwdtest import PEER, Env, check, dir_stats, peer_through_vfwd
+from vfwdtest import LOSS_SHARE, PEER, Env, check, dir_stats, peer_through_vfwd
 
 
-def run(direction, peer_args, vfwd_args, count, lcores="0@0,1@1", max_drop_share=0.05,
+def run(direction, peer_args, vfwd_args, count, lcores="0@0,1@1", max_drop_share=LOSS_SHARE,
         queues=1, want_final=False):
     with Env("offload-" + direction) as env:
         got, vf = peer_through_vfwd(
@@ -46,9 +46,12 @@ def run(direction, peer_args, vfwd_args, count, lcores="0@0,1@1", max_drop_share
         check(got["rx_bytes"] == d["tx_bytes"], "bytes: peer %d, vfwd %d" % (got["rx_bytes"], d["tx_bytes"]))
         check(got["rx_bad"] == 0 and got["rx_dups"] == 0, "corrupt or duplicate: %s" % got)
         # what may be lost: tx_full when the peer's ring is full (the peer
-        # sends and drains on one CPU), a small share of what went out
+        # sends unpaced and drains on one CPU, beside vfwd and whatever
+        # else runs); what these tests are about (segmenting, merging, the
+        # shape of frames) is judged on what arrived
         causes = {k: v for k, v in d.items() if k.startswith("drop_") and v}
-        check(d["drops"] <= max_drop_share * (d["tx_pkts"] + d["drops"]),
+        check(d["drops"] <= max_drop_share * (d["tx_pkts"] + d["drops"]) and
+              d["drops"] == d["drop_tx_full"] + d["drop_ring"],
               "%d of %d dropped: %s" % (d["drops"], d["tx_pkts"] + d["drops"], causes))
         print("     %d frames in, %d out, %d dropped %s" % (d["rx_pkts"], d["tx_pkts"], d["drops"],
               {k: v for k, v in d.items() if k.startswith("drop_") and v}))
@@ -84,7 +87,10 @@ def test_no_gro_for_a_guest_without_gso():
 
 
 def test_tso_toward_wire():
-    got, d = run("vm_to_wire", ["--tso", "8", "--flows", "4", "--verify-csum"], [], 4000)
+    # paced (40k segments/s): what is judged is the cutting, not how fast
+    # the peer drains the wire when it gets a CPU
+    got, d = run("vm_to_wire", ["--tso", "8", "--flows", "4", "--verify-csum", "--rate", "5000"],
+                 [], 4000)
     check(d["gso_frames"] == 4000 and d["gso_sw_frames"] == 4000, "segmentation: %s" % d)
     check(d["gso_segs"] == 4000 * 8, "segments: %d" % d["gso_segs"])
     check(got["rx_max_len"] <= 1514, "a segment over the MTU: %s" % got)
@@ -139,7 +145,8 @@ def test_tso_toward_wire_ipv6_vlan_timestamps():
     every byte of every segment."""
     mss = 1500 - IP6 - TCP_TS
     got, d = run("vm_to_wire", ["--tso", "8", "--flows", "4", "--verify-csum", "--ipv6",
-                                "--vlan", "100", "--tcp-ts", "--mss", str(mss)], [], 4000)
+                                "--vlan", "100", "--tcp-ts", "--mss", str(mss), "--rate", "5000"],
+                 [], 4000)
     check(d["gso_frames"] == 4000 and d["gso_sw_frames"] == 4000, "segmentation: %s" % d)
     check(d["gso_segs"] == 4000 * 8, "segments: %d" % d["gso_segs"])
     check(got["rx_max_len"] == mss + TAG + IP6 + TCP_TS, "largest segment %d" % got["rx_max_len"])
@@ -204,8 +211,10 @@ def udp_shaped(direction, shape, size, count=50000):
               (got["rx"], got["rx_bytes"], d["tx_pkts"], d["tx_bytes"]))
         check(got["tx"] - got["rx"] == d["drops"], "peer sent %d, got %d; vfwd counted %d drops"
               % (got["tx"], got["rx"], d["drops"]))
-        # as forward/*: the peer sends and drains on one CPU
-        check(d["drops"] <= count // 5, "%d of %d dropped" % (d["drops"], count))
+        # as forward/*: the peer sends unpaced and drains on one CPU,
+        # beside vfwd and whatever else runs; what is judged is the shape
+        # and bytes of what arrived
+        check(d["drops"] <= LOSS_SHARE * count, "%d of %d dropped" % (d["drops"], count))
         check(got["rx_bad"] == 0 and got["rx_dup"] == 0 and got["rx_reorder"] == 0 and
               got["rx_other"] == 0, "bad, duplicate, reordered or foreign: %s" % got)
         print("     %d sent, %d arrived, %d dropped (%s)" % (got["tx"], got["rx"], d["drops"],

@@ -183,8 +183,8 @@ def test_fast_reconnects_100_in_napi_mode():
                        "--sleep-max-us", "100000"], lcores="0@0,1@1,2@1")
         vf.wait_output('"final":false', 30)
         wire = env.peer(["net_memif0,role=client,socket=%s,rsize=12" % mf],
-                        ["--rx-port", "0", "--duration", "1000", "--timeout", "1200",
-                         "--idle-ms", "500", "--linger"], name="wire")
+                        ["--rx-port", "0", "--size", "128", "--duration", "1000",
+                         "--timeout", "1200", "--idle-ms", "500", "--linger"], name="wire")
         wire.wait_output("ready", 30, stream="err")
         for i in range(100):
             peer = env.peer(["net_virtio_user0,path=" + sock],

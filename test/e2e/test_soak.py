@@ -33,7 +33,7 @@ import random
 import signal
 import time
 
-from vfwdtest import Env, check, dir_stats
+from vfwdtest import LOSS_SHARE, Env, check, dir_stats
 
 FLIPS = ["set burst 8", "set burst 32", "set burst 64", "set gro on", "set gro off",
          "set gro mode heavy", "set gro mode light", "set rx-mode napi", "set rx-mode poll",
@@ -47,9 +47,14 @@ RATE = 100000        # frames/s each way
 GUEST_SECS = 2.5     # a clean guest's --duration
 GUEST_RING = 1024    # the guest's virtio ring (queue_size): ~10 ms at RATE, so a guest
                      # process descheduled for a few ms (it shares CPU 0) does not overflow it
-# drops other than peer-down, of what vfwd received, per direction: see
-# doc/reliability.md for what was measured
-DROP_BOUND = 0.01
+# drops other than peer-down, of what vfwd received, per direction: only
+# of the congestion causes (a receiver sharing its CPU not scheduled for a
+# while: tx_full; the backlog and pipeline rings), and at most LOSS_SHARE
+# (0.2-0.6% measured on a quiet machine, 1.5% beside a busy loop per CPU:
+# doc/reliability.md); what the soak is about is that every frame is
+# accounted for, intact, and nothing leaks or grows
+DROP_BOUND = LOSS_SHARE
+CONGESTION = ("drop_tx_full", "drop_backlog", "drop_ring")
 # RSS growth from the second cycle to the end (measured: doc/reliability.md)
 RSS_SLACK_KB = 256
 SEQ_STEP = 1 << 40   # each guest's sequence numbers: (cycle + 1) * SEQ_STEP + n
@@ -219,7 +224,8 @@ def test_soak():
             # GRO (on in some flips) merges no UDP, but keep its accounting
             check(d["out_expected"] == d["tx_pkts"] + d["drops"], "%s: %s" % (name, d))
             other = d["drops"] - d["drop_peer_down"]
-            check(other <= DROP_BOUND * d["rx_pkts"], "%s: %d drops (%s) of %d, more than %g%%"
+            check(other == sum(d[k] for k in CONGESTION) and other <= DROP_BOUND * d["rx_pkts"],
+                  "%s: %d drops (%s) of %d, more than %g%% or not all of congestion"
                   % (name, other, {k: v for k, v in d.items() if k.startswith("drop_") and v},
                      d["rx_pkts"], DROP_BOUND * 100))
         check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
