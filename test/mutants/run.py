@@ -7,6 +7,7 @@ passes cannot see the fault it claims to guard against.
 
     test/mutants/run.py            every mutant
     test/mutants/run.py NAME...    the mutants whose names contain NAME
+    VFWD_MUTANT_TESTS=S ...        of their tests only those whose names contain S
 
 Each mutant: the patch is applied to the tree, build-mutant/ is built, the
 patch is reverted (always, even on error), then test/runner.py runs the
@@ -32,16 +33,21 @@ MUTANTS = {
                     "e2e/gen/udp_both_directions",
                     "e2e/modes/switch_modes_under_traffic_vm_to_wire",
                     "e2e/offload/tso_toward_wire",
-                    "e2e/soak", "e2e/malformed/malformed_frames"],
+                    "e2e/soak", "e2e/malformed/malformed_frames",
+                    "e2e/reconnect/reconnect_10_times",
+                    "e2e/reconnect/fast_reconnects_100_in_napi_mode"],
     # not gen/udp_both_directions: at 100 kpps each way its receiver may
     # fall behind here, so it accepts a small loss vfwd counted as tx_full
     "drop-counted": ["e2e/default/embedded_default", "e2e/gen/tcp_tso_from_vm_is_segmented"],
     "flip-payload": ["e2e/forward/vm_to_wire_1500", "e2e/modes/switch_modes_under_tcp",
                      "e2e/soak", "e2e/malformed/malformed_frames",
-                     "e2e/malformed/lying_virtio_net_headers_from_a_guest"],
+                     "e2e/malformed/lying_virtio_net_headers_from_a_guest",
+                     "e2e/reconnect/reconnect_10_times",
+                     "e2e/reconnect/fast_reconnects_100_in_napi_mode"],
     "flip-header": ["e2e/forward/wire_to_vm_64", "e2e/modes/switch_modes_under_traffic_wire",
                     "e2e/soak", "e2e/malformed/malformed_frames",
-                    "e2e/malformed/lying_virtio_net_headers_from_a_guest"],
+                    "e2e/malformed/lying_virtio_net_headers_from_a_guest",
+                    "e2e/reconnect/reconnect_10_times"],
     "adaptive-drops": ["e2e/modes/switch_modes_under_traffic_vm_to_wire",
                        "e2e/modes/switch_modes_under_traffic_wire_to_vm"],
     # after the first reconnect no rx interrupt ends a sleep: the worker
@@ -104,6 +110,12 @@ def run_tests(tests):
 
 def main():
     names = [n for n in MUTANTS if not sys.argv[1:] or any(a in n for a in sys.argv[1:])]
+    # VFWD_MUTANT_TESTS=reconnect: of each mutant's tests only those
+    only = os.environ.get("VFWD_MUTANT_TESTS")
+    if only:
+        for n in names:
+            MUTANTS[n] = [t for t in MUTANTS[n] if only in t]
+        names = [n for n in names if MUTANTS[n]]
     missed = []
     rows = []
     for name in names:
