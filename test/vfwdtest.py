@@ -529,6 +529,23 @@ class Env:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def toggle_pause(peer, pause, timeout=10):
+    """SIGUSR2 to a test peer, then its next "paused, N sent" (pause) or
+    "sending" line on stderr: returns N, or None on resuming."""
+    word = "paused, " if pause else "sending"
+    seen = peer.err().count(word)
+    peer.p.send_signal(signal.SIGUSR2)
+    deadline = time.monotonic() + timeout
+    while peer.err().count(word) == seen:
+        check(peer.p.poll() is None, "%s exited: %s" % (peer.name, peer.err()[-800:]))
+        check(time.monotonic() < deadline, "%s did not say '%s' within %ss: %s"
+              % (peer.name, word, timeout, peer.err()[-800:]))
+        time.sleep(0.02)
+    if pause:
+        return int(peer.err().rsplit("paused, ", 1)[1].split()[0])
+    return None
+
+
 def peer_through_vfwd(env, direction, peer_args, vfwd_args=(), vhost_args="", user_args="",
                       lcores="0@0,1@1"):
     """One test peer on both sides of a vfwd: virtio-user on its vhost

@@ -12,7 +12,7 @@ no VM was there), and no mbuf leaks.
 import signal
 import time
 
-from vfwdtest import Env, check, dir_stats
+from vfwdtest import Env, check, dir_stats, toggle_pause
 
 ROUNDS = 10
 # frames/s each way: paced, so that a receiver's ring (1024 slots toward the
@@ -40,21 +40,6 @@ def settled(vf, secs=0.5):
     when a sender paused has been forwarded by then."""
     first = wait_new_report(vf, latest(vf)["t"])
     return wait_new_report(vf, first["t"] + secs, timeout=5 + secs)
-
-
-def toggle_pause(peer, pause):
-    """SIGUSR2 to a peer, then its "paused, N sent" line: returns N (or
-    None on resuming, once it said "sending")."""
-    word = "paused, " if pause else "sending"
-    seen = peer.err().count(word)
-    peer.p.send_signal(signal.SIGUSR2)
-    deadline = time.monotonic() + 10
-    while peer.err().count(word) == seen:
-        check(time.monotonic() < deadline, "%s did not say '%s'" % (peer.name, word))
-        time.sleep(0.02)
-    if pause:
-        return int(peer.err().rsplit("paused, ", 1)[1].split()[0])
-    return None
 
 
 def w2v(report):

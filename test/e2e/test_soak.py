@@ -33,7 +33,7 @@ import random
 import signal
 import time
 
-from vfwdtest import LOSS_SHARE, Env, check, dir_stats
+from vfwdtest import LOSS_SHARE, Env, check, dir_stats, toggle_pause
 
 FLIPS = ["set burst 8", "set burst 32", "set burst 64", "set gro on", "set gro off",
          "set gro mode heavy", "set gro mode light", "set rx-mode napi", "set rx-mode poll",
@@ -99,17 +99,6 @@ def counters(report):
             "w2v_tx": b["tx_pkts"]}
 
 
-def wait_line(proc, needle, count, timeout=10):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.err().count(needle) >= count:
-            return
-        check(proc.p.poll() is None, "%s exited: %s" % (proc.name, proc.err()[-800:]))
-        time.sleep(0.02)
-    raise AssertionError("%s: no %d-th '%s' within %ss: %s" % (proc.name, count, needle, timeout,
-                                                             proc.err()[-800:]))
-
-
 def check_guest(n, size, got, delta):
     """A guest cycle that ended cleanly, from the guest's side, against
     vfwd's counters over the cycle."""
@@ -149,7 +138,7 @@ def test_soak():
         wire.wait_output("ready", 30, stream="err")
         end = time.monotonic() + secs
         rss_start = None
-        cycles, clean, pauses = 0, [], 0
+        cycles, clean = 0, []
         last = counters(fresh_report(vf))
         while time.monotonic() < end:
             size = rnd.choice([64, 512, 1500])
@@ -159,8 +148,7 @@ def test_soak():
                               str(RATE), "--seq-base", str((cycles + 1) * SEQ_STEP)],
                              name="guest%d" % (cycles % 2))
             guest.wait_output("ready", 30, stream="err")
-            wire.p.send_signal(signal.SIGUSR2)  # W sends while this guest is there
-            wait_line(wire, "vfwd-testpeer: sending", pauses + 1)
+            toggle_pause(wire, False)  # W sends while this guest is there
             killed = cycles % 2 == 1
             if killed:
                 time.sleep(1.5)
@@ -169,9 +157,7 @@ def test_soak():
                 # W stops before the guest does: what vfwd sends toward
                 # it in its cycle, it reads
                 time.sleep(GUEST_SECS - 0.3)
-            wire.p.send_signal(signal.SIGUSR2)
-            pauses += 1
-            wait_line(wire, "vfwd-testpeer: paused", pauses)
+            toggle_pause(wire, True)
             if not killed:
                 rc = guest.wait(30)
                 got = guest.last_json()
