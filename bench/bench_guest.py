@@ -34,7 +34,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test"))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "e2e"))
-from vfwdtest import RUN_PID, Env, Proc, check  # noqa: E402
+from vfwdtest import Env, Proc, RUN_PID, check, link_name  # noqa: E402
 import guest  # noqa: E402
 
 # The guest: counters, the stream into /tmp/in, counters again.
@@ -91,7 +91,7 @@ def run_cell(cell, mb, kvm):
     host_ip = guest.HOST_IP6 if v6 else guest.HOST_IP
     with Env("bguest-%s%d" % (re.sub(r"[^a-z0-9]", "", cell["name"])[:12], cell["ip"])) as env:
         ns = "vfwdb-%d" % RUN_PID
-        tap = "vfwdb%d" % (RUN_PID % 100000)
+        tap = link_name("b")
         env.add_netns(ns)
         sock = env.path("vh.sock")
         initrd = guest.build_initramfs(env.dir, mb, init=STREAM_INIT, v6=v6)

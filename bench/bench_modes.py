@@ -33,7 +33,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test"))
 sys.path.insert(0, HERE)
-from vfwdtest import RUN_PID, Env, check, thread_cpu_ticks  # noqa: E402
+from vfwdtest import Env, RUN_PID, check, link_name, thread_cpu_ticks  # noqa: E402
 from bench_gro import write_pcap, MSS, HDRS  # noqa: E402
 
 
@@ -47,7 +47,7 @@ def run_rr(env, args, secs):
     import re
     import subprocess
     ns = "vfwdb-rr-%d" % RUN_PID
-    tap = "vfwdr%d" % (RUN_PID % 100000)
+    tap = link_name("r")
     env.add_netns(ns)
     sock = env.path("vh.sock")
     vf = env.vfwd(["net_vhost0,iface=%s" % sock, "net_tap0,iface=%s" % tap],

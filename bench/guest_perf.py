@@ -229,7 +229,7 @@ class Session:
         self.env, self.kind, self.v6 = env, kind, v6
         self.cpu_host, self.cpu_guest, self.cpu_fwd = cpu_plan(cpus)
         self.ns = "vfwdg-%d" % vfwdtest.RUN_PID
-        self.tap = "vfwdg%d" % (vfwdtest.RUN_PID % 100000)
+        self.tap = vfwdtest.link_name("g")
         env.add_netns(self.ns)
         sock = env.path("vh.sock")
         vdevs = ["net_vhost0,iface=%s,tso=1" % sock, "net_tap0,iface=%s" % self.tap]

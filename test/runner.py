@@ -712,8 +712,8 @@ def run_chroot(filters):
 
 
 def main():
+    under_load = "--under-load" in sys.argv[1:]
     filters = [a for a in sys.argv[1:] if a != "--under-load"]
-    under_load = len(filters) < len(sys.argv) - 1
     # every process a test starts inherits it (see _ours)
     key, value = RUN_TOKEN.split("=", 1)
     os.environ[key] = value

@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from vfwdtest import RUN_PID, Env, Proc, TestFailure, check  # noqa: E402
+from vfwdtest import Env, Proc, RUN_PID, TestFailure, check, link_name  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guest  # noqa: E402
@@ -53,7 +53,7 @@ def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=()):
     host_ip = guest.HOST_IP6 if v6 else guest.HOST_IP
     with Env("guest-" + tag) as env:
         ns = "vfwdt-g%s-%d" % (tag, RUN_PID)
-        tap = "vfwdg%d" % (RUN_PID % 100000)
+        tap = link_name("g")
         env.add_netns(ns)
         sock = env.path("vh.sock")
         initrd = guest.build_initramfs(env.dir, MB, v6=v6)
@@ -168,7 +168,7 @@ def guest_to_guest(gro):
     tag = "vlan" + ("gro" if gro else "")
     with Env("guest-" + tag) as env:
         ns = "vfwdt-g%s-%d" % (tag, RUN_PID)
-        taps = ["vfwdv%d%s" % (RUN_PID % 100000, c) for c in "ab"]
+        taps = [link_name("v") + c for c in "ab"]
         env.add_netns(ns)
         socks = [env.path("vh0.sock"), env.path("vh1.sock")]
         udpcheck = guest.build_udpcheck(env.dir)
@@ -302,7 +302,7 @@ def multi_queue(workers):
     tag = "mq%d" % workers
     with Env("guest-" + tag) as env:
         ns = "vfwdt-g%s-%d" % (tag, RUN_PID)
-        tap = "vfwdq%d" % (RUN_PID % 100000)
+        tap = link_name("q")
         env.add_netns(ns)
         sock = env.path("vh.sock")
         ethq = guest.build_helper(env.dir, "ethq")

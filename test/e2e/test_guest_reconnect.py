@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guest  # noqa: E402
-from vfwdtest import RUN_PID, Env, Proc, check, dir_stats  # noqa: E402
+from vfwdtest import Env, Proc, RUN_PID, check, dir_stats, link_name  # noqa: E402
 
 
 def boot(env, sock, initrd, name, server=False):
@@ -37,7 +37,7 @@ def boot(env, sock, initrd, name, server=False):
 def setup(env, tag, vhost_args, extra=()):
     check(guest.have_guest_tools(), "qemu, busybox, cpio or a kernel missing")
     ns = "vfwdt-%s-%d" % (tag, RUN_PID)
-    tap = "vfwdq%d" % (RUN_PID % 100000)
+    tap = link_name("q")
     env.add_netns(ns)
     sock = env.path("vh.sock")
     initrd = guest.build_initramfs(env.dir, 0, init=guest.PING_INIT)

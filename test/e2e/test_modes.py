@@ -12,7 +12,7 @@ import signal
 import subprocess
 import time
 
-from vfwdtest import RUN_PID, Env, check, dir_stats, thread_cpu_ticks, thread_runnable_ns
+from vfwdtest import Env, RUN_PID, check, dir_stats, link_name, thread_cpu_ticks, thread_runnable_ns
 
 
 def worker_cpu_ticks(pid, lcore=1):
@@ -46,7 +46,7 @@ def test_napi_idle_cpu_and_wakeup():
     the guest's kick, the tap's fd)."""
     with Env("napi") as env:
         ns = "vfwdt-napi-%d" % RUN_PID
-        tap = "vfwdn%d" % (RUN_PID % 100000)
+        tap = link_name("n")
         env.add_netns(ns)
         sock = env.path("vh.sock")
         vf = env.vfwd(["net_vhost0,iface=%s" % sock, "net_tap0,iface=%s" % tap],

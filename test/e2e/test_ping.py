@@ -9,7 +9,7 @@ answers (dpdk-testpmd's icmpecho mode answers ARP and ICMP echo).
 import os
 import subprocess
 
-from vfwdtest import RUN_PID, Env, check, dir_stats
+from vfwdtest import Env, RUN_PID, check, dir_stats, link_name
 
 COUNT = 10
 
@@ -17,7 +17,7 @@ COUNT = 10
 def test_ping_through_tap():
     with Env("ping") as env:
         ns = "vfwdt-ping-%d" % RUN_PID
-        tap = "vfwdt%d" % (RUN_PID % 100000)
+        tap = link_name("t")
         env.add_netns(ns)
         sock = env.path("vh.sock")
         # vfwd runs inside the namespace so that its tap is created there

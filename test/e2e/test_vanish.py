@@ -14,7 +14,7 @@ import signal
 import subprocess
 import time
 
-from vfwdtest import RUN_PID, Env, check, complete_lines, dir_stats
+from vfwdtest import Env, RUN_PID, check, complete_lines, dir_stats, link_name
 
 KILLS = 20
 CONNECTS = 30
@@ -199,7 +199,7 @@ def test_memif_peer_connects_30_times_while_3_workers_poll_4_queues():
 def test_tap_down_and_up_under_traffic():
     with Env("vanish-tap") as env:
         ns = "vfwdt-vtap-%d" % RUN_PID
-        tap = "vfwdv%d" % (RUN_PID % 100000)
+        tap = link_name("v")
         env.add_netns(ns)
         vh = env.path("vh.sock")
         vf = env.vfwd(["net_vhost0,iface=%s" % vh, "net_tap0,iface=%s" % tap],
@@ -250,7 +250,7 @@ def test_tap_down_and_up_under_traffic():
 def test_af_packet_interface_deleted_and_created_again():
     with Env("vanish-afp") as env:
         ns = "vfwdt-vafp-%d" % RUN_PID
-        a, b = "vfwda%d" % (RUN_PID % 100000), "vfwdb%d" % (RUN_PID % 100000)
+        a, b = link_name("a"), link_name("b")
         env.add_netns(ns)
         ip = ["ip", "-n", ns]
 
