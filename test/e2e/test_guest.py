@@ -156,16 +156,17 @@ XFERS = ("v4-vlan-out", "v4-vlan-in", "v6-vlan-out", "v6-vlan-in")
 UDPS = ("v4-vlan-out", "v4-vlan-in", "v6-out", "v6-in", "v4-out")
 
 
-def guest_to_guest(gro):
+def guest_to_guest(gro, napi=False):
     """The guest's two NICs on two vfwd pairs joined by a bridge of taps
     (guest.VLAN_INIT): its own TCP over VLAN sub-interfaces, IPv4 and IPv6,
     and paced UDP (tagged and not), from one of its namespaces to the other
     and back. Every frame crosses vfwd twice: vm->wire on one pair (tagged
     TSO frames cut by vfwd's segmenter, partial sums completed for the
-    tap), wire->vm on the other."""
+    tap), wire->vm on the other. napi: the worker sleeps whenever it is
+    idle, woken by the guest's kicks and by the taps' fds."""
     check(guest.have_guest_tools(), "qemu-system-x86_64, busybox, cpio or a kernel missing "
           "(usertools/setup.sh installs them)")
-    tag = "vlan" + ("gro" if gro else "")
+    tag = "vlan" + ("gro" if gro else "") + ("napi" if napi else "")
     with Env("guest-" + tag) as env:
         ns = "vfwdt-g%s-%d" % (tag, RUN_PID)
         taps = [link_name("v") + c for c in "ab"]
@@ -178,7 +179,8 @@ def guest_to_guest(gro):
         vdevs = ["net_vhost0,iface=%s,tso=1" % socks[0], "net_vhost1,iface=%s,tso=1" % socks[1],
                  "net_tap0,iface=%s" % taps[0], "net_tap1,iface=%s" % taps[1]]
         args = ["--pair", "0:2", "--pair", "1:3", "--stats-format", "json",
-                "--stats-period", "1"] + (["--gro", "--gro-mode", "heavy"] if gro else [])
+                "--stats-period", "1"] + (["--gro", "--gro-mode", "heavy"] if gro else []) \
+            + (["--rx-mode", "napi"] if napi else [])
         vf = env.vfwd(vdevs, args, netns=ns)
         vf.wait_output("forwarding", 30)
         ip = ["ip", "-n", ns]
@@ -256,6 +258,14 @@ def guest_to_guest(gro):
               "vm ports: %s" % vm_ports)
         if not gro:
             check(w2v["gro_in"] == 0, "GRO ran while off")
+        if napi:
+            # it slept, on interrupts only (the taps' fds and the guest's
+            # kicks both woke it), never in naps
+            lc = final["lcores"][0]
+            check(lc["sleeps"] > 0 and lc["nap_queues"] == 0 and
+                  0 < lc["wakeups_kick"] < lc["wakeups_intr"],
+                  "napi: %s" % {k: lc[k] for k in ("sleeps", "intr_queues", "nap_queues",
+                                                   "wakeups_intr", "wakeups_kick")})
         print("     GRO %s: %s; %d TSO frames cut into %d segments; %d UDP datagrams x %d, "
               "every byte checked, %d lost (vfwd: %d tx_full toward the guest)"
               % ("heavy" if gro else "off", ", ".join(lines), v2w["gso_frames"],
@@ -434,6 +444,10 @@ def test_guest_vlan_ipv6_udp_guest_to_guest():
 
 def test_guest_vlan_ipv6_udp_guest_to_guest_with_gro():
     guest_to_guest(True)
+
+
+def test_guest_vlan_ipv6_udp_guest_to_guest_in_napi_mode():
+    guest_to_guest(False, napi=True)
 
 
 def test_guest_tcp_ipv6_without_gro():
