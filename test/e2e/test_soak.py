@@ -50,9 +50,9 @@ GUEST_RING = 1024    # the guest's virtio ring (queue_size): ~10 ms at RATE, so 
 # drops other than peer-down, of what vfwd received, per direction: only
 # of the congestion causes (a receiver sharing its CPU not scheduled for a
 # while: tx_full; the backlog and pipeline rings), and at most LOSS_SHARE
-# (0.2-0.6% measured on a quiet machine, 1.5% beside a busy loop per CPU:
-# doc/reliability.md); what the soak is about is that every frame is
-# accounted for, intact, and nothing leaks or grows
+# (0.03-0.26% in the 45 s runs on a quiet machine, doc/reliability.md;
+# 1.5% in issue 25's run beside a build); what the soak is about is that
+# every frame is accounted for, intact, and nothing leaks or grows
 DROP_BOUND = LOSS_SHARE
 CONGESTION = ("drop_tx_full", "drop_backlog", "drop_ring")
 # RSS growth from the second cycle to the end (measured: doc/reliability.md)
