@@ -7,13 +7,22 @@ net_memif wire to the same peer process, which checks every byte.
 
 from vfwdtest import LOSS_SHARE, Env, check, dir_stats, peer_through_vfwd
 
-COUNT = 300000
+COUNT = 200000
+# The peer sends paced, and the ring toward it rides out 40 ms away: on a
+# loaded machine the peer (sender and receiver on one CPU, beside a busy
+# loop) is off its CPU for milliseconds at a time, and an unpaced run then
+# measures that, not the path (43% of 1500-byte frames dropped, all
+# counted, in a loaded run at 5ffeb52). Max-rate loss is the soak's and
+# the benchmarks' subject.
+RATE = 100000
 
 
 def forward(direction, size):
     with Env("fwd-" + direction) as env:
-        got, vf = peer_through_vfwd(env, direction, ["--count", str(COUNT), "--size", str(size)],
-                                    ["--stats-period", "1"], vhost_args=",tso=1")
+        got, vf = peer_through_vfwd(env, direction, ["--count", str(COUNT), "--size", str(size),
+                                                    "--rate", str(RATE)],
+                                    ["--stats-period", "1"], vhost_args=",tso=1",
+                                    user_args=",queue_size=4096")
         final = vf.last_json()
         check(final["final"], "last report is not the final one")
         d = dir_stats(final, direction)
@@ -24,11 +33,10 @@ def forward(direction, size):
               "vfwd rx %d != tx %d + drops %d" % (d["rx_pkts"], d["tx_pkts"], d["drops"]))
         check(d["drops"] == d["drop_tx_full"] + d["drop_peer_down"], "drop causes do not add up")
         check(got["rx"] == d["tx_pkts"], "peer got %d, vfwd sent %d" % (got["rx"], d["tx_pkts"]))
-        # the receiving side's loss is what vfwd counted as dropped. Some
-        # loss is fair at an unpaced rate (the peer sends and drains on one
-        # CPU, beside vfwd and whatever else runs: its rx ring can fill;
-        # 0-0.4% on a quiet machine, 30% seen under a busy loop on each
-        # CPU), a broken path is not: every frame lost is one vfwd counted
+        # the receiving side's loss is what vfwd counted as dropped. Paced,
+        # a loss is still fair when the peer stays away longer than its
+        # ring lasts; a broken path is not: every frame lost is one vfwd
+        # counted
         check(got["tx"] - got["rx"] == d["drops"], "peer sent %d, got %d; vfwd counted %d drops"
               % (got["tx"], got["rx"], d["drops"]))
         check(d["drops"] <= LOSS_SHARE * COUNT, "%d of %d dropped" % (d["drops"], COUNT))

@@ -197,8 +197,9 @@ def udp_shaped(direction, shape, size, count=50000):
     the same shape, checks every byte of every frame."""
     with Env("offload-udp-" + direction) as env:
         got, vf = peer_through_vfwd(env, direction,
-                                    ["--count", str(count), "--size", str(size)] + shape,
-                                    vhost_args=",tso=1", user_args=",queue_size=1024")
+                                    ["--count", str(count), "--size", str(size),
+                                     "--rate", "25000"] + shape,
+                                    vhost_args=",tso=1", user_args=",queue_size=4096")
         final = vf.last_json()
         d = dir_stats(final, direction)
         check(got["tx"] == count, "peer sent %d of %d" % (got["tx"], count))
@@ -211,9 +212,9 @@ def udp_shaped(direction, shape, size, count=50000):
               (got["rx"], got["rx_bytes"], d["tx_pkts"], d["tx_bytes"]))
         check(got["tx"] - got["rx"] == d["drops"], "peer sent %d, got %d; vfwd counted %d drops"
               % (got["tx"], got["rx"], d["drops"]))
-        # as forward/*: the peer sends unpaced and drains on one CPU,
-        # beside vfwd and whatever else runs; what is judged is the shape
-        # and bytes of what arrived
+        # as forward/*: paced, with a ring for 160 ms away (unpaced, a
+        # loaded run lost 55% of them, all counted); what is judged is the
+        # shape and bytes of what arrived
         check(d["drops"] <= LOSS_SHARE * count, "%d of %d dropped" % (d["drops"], count))
         check(got["rx_bad"] == 0 and got["rx_dup"] == 0 and got["rx_reorder"] == 0 and
               got["rx_other"] == 0, "bad, duplicate, reordered or foreign: %s" % got)
