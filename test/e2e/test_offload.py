@@ -115,12 +115,10 @@ def pipeline_keeps_flow_order(work):
                         queues=work, want_final=True)
     check(d["gro_merge"] > 2, "merge factor %.2f" % d["gro_merge"])
     # on 2 CPUs the work lcores share them with the peer: the rings may
-    # overflow (up to half of it here). Drops are counted, only of those
-    # causes (and peer_down while the guest's second queue was not yet
-    # seen enabled); what arrives is in order (run() checks no segment
-    # came after a later one of its flow, and every byte)
-    check(d["drops"] == d["drop_ring"] + d["drop_tx_full"] + d["drop_peer_down"],
-          "drop causes: %s" % d)
+    # overflow (up to half of it here). run() checked the drops are of
+    # the counted causes only (ring, tx_full, peer_down while the guest's
+    # second queue was not yet seen enabled), that no segment came after a
+    # later one of its flow, and every byte
     check(got["rx_payload"] > 0, got)
     return got, d, final
 
