@@ -53,6 +53,8 @@ struct vfwd_app {
 	uint16_t ports[2 * VFWD_MAX_PAIRS];
 	struct vfwd_port_state port_state[VFWD_MAX_PORTS];
 	bool port_started[VFWD_MAX_PORTS];
+	/* the vhost connection (conn_gen) whose guest MTU was last looked at */
+	uint32_t mtu_seen_gen[VFWD_MAX_PORTS];
 	struct vfwd_port_conf port_conf; /* what every port was set up with */
 	struct vfwd_wire_iface wire_iface[VFWD_MAX_PORTS];
 	unsigned int replugs;            /* ports made again */

@@ -516,11 +516,40 @@ vfwd_ctl_quitting(const struct vfwd_app *app)
 	return app->quit || *app->quit_signal;
 }
 
+/* Once per guest connection: a guest whose MTU is not its wire's sends
+ * (or is sent) frames the other side drops, counted oversize. Say so. */
+static void
+note_guest_mtu(struct vfwd_app *app)
+{
+	for (uint16_t i = 0; i < app->nb_pairs; i++) {
+		uint16_t vm = app->pairs[i].vm_port, wire = app->pairs[i].wire_port;
+		const struct vfwd_port_state *v = &app->port_state[vm], *w = &app->port_state[wire];
+		uint32_t gen = v->conn_gen;
+		uint16_t guest = v->guest_mtu, wire_mtu = w->max_frame - RTE_ETHER_HDR_LEN;
+		char vn[RTE_ETH_NAME_MAX_LEN], wn[RTE_ETH_NAME_MAX_LEN];
+
+		if (gen == app->mtu_seen_gen[vm] || !v->link_up)
+			continue;
+		app->mtu_seen_gen[vm] = gen;
+		if (guest == 0 || guest == wire_mtu)
+			continue;
+		vfwd_port_name(vm, vn);
+		vfwd_port_name(wire, wn);
+		printf("note: port %u (%s): the guest's MTU is %u, port %u (%s)'s %u: frames "
+		       "longer than the smaller are dropped (oversize)%s\n",
+		       vm, vn, guest, wire, wn, wire_mtu,
+		       app->opt.mtu ? "" : "; --mtu sets both");
+		fflush(stdout);
+	}
+}
+
 void
 vfwd_ctl_tick(struct vfwd_app *app)
 {
 	uint64_t now = rte_rdtsc();
 	uint64_t period = (uint64_t)(app->opt.stats_period_s * app->tsc_hz);
+
+	note_guest_mtu(app);
 
 	for (uint16_t i = 0; i < app->nb_ports; i++)
 		if (!app->wire_iface[app->ports[i]].gone) /* its PMD would say up */

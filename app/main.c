@@ -140,15 +140,48 @@ setup_ports(struct vfwd_app *app)
 		.nb_txq = app->opt.nb_txq,
 		.nb_rxd = NB_RXD,
 		.nb_txd = NB_TXD,
+		.mtu = app->opt.mtu,
 	};
 	struct vfwd_pool_need need;
 	unsigned int nb_mbufs;
+	uint32_t data_room = RTE_MBUF_DEFAULT_DATAROOM;
 	mode_t mask;
 
 	app->nb_ports = 0;
 	for (uint16_t i = 0; i < app->nb_pairs; i++) {
 		app->ports[app->nb_ports++] = app->pairs[i].vm_port;
 		app->ports[app->nb_ports++] = app->pairs[i].wire_port;
+	}
+
+	/* --mtu within what every port takes; mbufs big enough for a port
+	 * that copies each frame into one (net_af_packet, a NIC without rx
+	 * scatter), else chains of the default size */
+	for (uint16_t i = 0; i < app->nb_ports; i++) {
+		struct vfwd_port_mtu_caps caps;
+		uint16_t port = app->ports[i];
+		int ret = vfwd_port_mtu_caps(port, app->opt.mtu, RTE_MBUF_DEFAULT_DATAROOM, &caps);
+
+		if (ret != 0) {
+			fprintf(stderr, "dpdk-vfwd: error: port %u (%s): %s\n", port, port_name(port),
+				strerror(-ret));
+			return ret;
+		}
+		if (app->opt.mtu > caps.max_mtu) {
+			fprintf(stderr, "dpdk-vfwd: error: port %u (%s): --mtu %u: it takes at most "
+					"%u (%s)\n",
+				port, port_name(port), app->opt.mtu, caps.max_mtu, caps.limit_why);
+			return -EINVAL;
+		}
+		if (caps.rx_room > data_room) {
+			data_room = RTE_ALIGN_CEIL(caps.rx_room, RTE_CACHE_LINE_SIZE);
+			printf("note: port %u (%s) takes each frame into one mbuf: mbufs of %u bytes\n",
+			       port, port_name(port), data_room);
+		}
+	}
+	if (data_room + RTE_PKTMBUF_HEADROOM > UINT16_MAX) {
+		fprintf(stderr, "dpdk-vfwd: error: mbufs of %u bytes: more than an mbuf holds\n",
+			data_room);
+		return -EINVAL;
 	}
 
 	/* Everything the configuration can hold at once (vfwd_pool_size): the
@@ -165,11 +198,15 @@ setup_ports(struct vfwd_app *app)
 		.nb_workers = RTE_MIN(rte_lcore_count() - 1, (unsigned int)VFWD_MAX_WORKERS),
 		.nb_streams = app->nb_pairs * pconf.nb_rxq * 2,
 		.backlog = app->pool_backlog,
-		.data_room = RTE_MBUF_DEFAULT_DATAROOM,
+		.data_room = (uint16_t)data_room,
+		.max_frame = app->opt.mtu ? (uint32_t)app->opt.mtu + RTE_ETHER_HDR_LEN +
+						    2 * RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN
+					  : 0,
 	};
 	nb_mbufs = vfwd_pool_size(&need);
 	app->pool = rte_pktmbuf_pool_create("vfwd_pool", nb_mbufs, POOL_CACHE, 0,
-					    RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+					    (uint16_t)(data_room + RTE_PKTMBUF_HEADROOM),
+					    rte_socket_id());
 	if (app->pool == NULL) {
 		fprintf(stderr, "dpdk-vfwd: error: cannot create a pool of %u mbufs: %s\n", nb_mbufs,
 			rte_strerror(rte_errno));

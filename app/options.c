@@ -16,6 +16,7 @@
 
 #include "knobs.h"
 #include "options.h"
+#include "vfwd_port.h"
 
 /* The usage up to the knobs, which follow made from their table. */
 static const char usage_head[] =
@@ -29,6 +30,9 @@ static const char usage_head[] =
 	"Options:\n"
 	"  --rxq N              rx queues per port, 1..16 (default 1)\n"
 	"  --txq N              tx queues per port, --rxq..16 (default: --rxq)\n"
+	"  --mtu N              every port's MTU, 68..16000, jumbo frames included; the\n"
+	"                       tap's or af_packet interface's too (default: each port's\n"
+	"                       own, 1500; a vhost port the one its guest announces)\n"
 	"  --pair VM:WIRE       forward between vhost port VM and port WIRE;\n"
 	"                       repeatable (default: k-th vhost port with k-th other)\n"
 	"  --duration S         stop after S seconds (default: run until SIGINT/SIGTERM)\n"
@@ -142,6 +146,7 @@ enum {
 	OPT_KNOB = 256, /* the option's name is a knob's (knobs.c) */
 	OPT_RXQ,
 	OPT_TXQ,
+	OPT_MTU,
 	OPT_PAIR,
 	OPT_DURATION,
 	OPT_INTERACTIVE,
@@ -155,6 +160,7 @@ enum {
 static const struct option other_opts[] = {
 	{"rxq", required_argument, NULL, OPT_RXQ},
 	{"txq", required_argument, NULL, OPT_TXQ},
+	{"mtu", required_argument, NULL, OPT_MTU},
 	{"pair", required_argument, NULL, OPT_PAIR},
 	{"duration", required_argument, NULL, OPT_DURATION},
 	{"interactive", no_argument, NULL, 'i'},
@@ -321,6 +327,12 @@ vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, siz
 				return fail(err, errlen, "--txq '%s': expected 1..%d", optarg,
 					    VFWD_MAX_QUEUES);
 			o->nb_txq = v;
+			break;
+		case OPT_MTU:
+			if (vfwd_parse_uint(optarg, VFWD_MTU_MIN, VFWD_MTU_MAX, &v) != 0)
+				return fail(err, errlen, "--mtu '%s': expected %d..%d", optarg,
+					    VFWD_MTU_MIN, VFWD_MTU_MAX);
+			o->mtu = v;
 			break;
 		case OPT_PAIR: {
 			struct vfwd_pair p;

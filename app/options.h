@@ -19,6 +19,7 @@ struct vfwd_options {
 	uint32_t backlog; /* deferred delivery: ring size per lcore */
 	uint16_t pipe_rx, pipe_work; /* --pipeline R:W; 0: off (direct) */
 	uint16_t nb_rxq, nb_txq;
+	uint16_t mtu; /* --mtu; 0: each port's own */
 	uint16_t nb_pairs; /* 0: pair the k-th vhost port with the k-th other */
 	struct vfwd_pair pairs[VFWD_MAX_PAIRS];
 	double stats_period_s; /* 0: report only at the end */

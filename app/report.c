@@ -495,13 +495,13 @@ json_port(const struct vfwd_app *app, uint16_t port, bool first)
 	port_snapshot_queues(port, &ps);
 	printf("%s{\"port\":%u,\"name\":\"%s\",\"role\":\"%s\",\"link_up\":%u,"
 	       "\"guest_gso\":%u,\"guest_ufo\":%u,\"tx_tso\":%u,\"tx_l4_cksum\":%u,"
-	       "\"tx_multi_seg\":%u,"
+	       "\"tx_multi_seg\":%u,\"mtu\":%u,\"guest_mtu\":%u,\"guest_features\":%" PRIu64 ","
 	       "\"ipackets\":%" PRIu64 ",\"opackets\":%" PRIu64 ",\"ibytes\":%" PRIu64
 	       ",\"obytes\":%" PRIu64 ",\"imissed\":%" PRIu64 ",\"ierrors\":%" PRIu64
 	       ",\"oerrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 ",\"rxq_pkts\":[",
 	       first ? "" : ",", port, ps.name, st->is_vhost ? "vm" : "wire", st->link_up,
 	       st->guest_gso, st->guest_ufo, st->tx_tso, st->tx_l4_cksum, st->tx_multi_seg,
-	       s->ipackets, s->opackets, s->ibytes,
+	       st->max_frame - RTE_ETHER_HDR_LEN, st->guest_mtu, st->guest_features, s->ipackets, s->opackets, s->ibytes,
 	       s->obytes, s->imissed, s->ierrors, s->oerrors, s->rx_nombuf);
 	for (uint16_t q = 0; q < ps.nb_rxq_stats; q++)
 		printf("%s%" PRIu64, q ? "," : "", ps.rxq_pkts[q]);
@@ -725,18 +725,20 @@ vfwd_show_port_info(struct vfwd_app *app, int want, bool json)
 		if (rte_eth_dev_conf_get(port, &conf) != 0)
 			memset(&conf, 0, sizeof(conf));
 		rte_eth_macaddr_get(port, &mac);
-		rte_eth_dev_get_mtu(port, &mtu);
+		/* the MTU vfwd sends by (--mtu, the guest's, or the PMD's) */
+		mtu = st->max_frame - RTE_ETHER_HDR_LEN;
 		vfwd_port_name(port, name);
 		rte_ether_format_addr(macs, sizeof(macs), &mac);
 		offload_names(offl, sizeof(offl), conf.txmode.offloads);
 		if (json) {
 			printf("%s{\"port\":%u,\"name\":\"%s\",\"driver\":\"%s\",\"role\":\"%s\","
-			       "\"link_up\":%u,\"link_speed\":%u,\"mtu\":%u,\"mac\":\"%s\","
+			       "\"link_up\":%u,\"link_speed\":%u,\"mtu\":%u,\"guest_mtu\":%u,"
+			       "\"mac\":\"%s\","
 			       "\"rxq\":%u,\"txq\":%u,\"tx_offloads\":\"%s\",\"guest_gso\":%u,"
 			       "\"socket\":%d}",
 			       first ? "" : ",", port, name, info.driver_name ? info.driver_name : "",
 			       st->is_vhost ? "vm" : "wire", link.link_status, link.link_speed, mtu,
-			       macs, info.nb_rx_queues, info.nb_tx_queues, offl, st->guest_gso,
+			       st->guest_mtu, macs, info.nb_rx_queues, info.nb_tx_queues, offl, st->guest_gso,
 			       rte_eth_dev_socket_id(port));
 			first = false;
 			continue;
@@ -753,6 +755,19 @@ vfwd_show_port_info(struct vfwd_app *app, int want, bool json)
 			       st->guest_gso == (VFWD_GRO_KIND_TCP4 | VFWD_GRO_KIND_TCP6) ? "TCPv4, TCPv6"
 			       : st->guest_gso == VFWD_GRO_KIND_TCP4 ? "TCPv4"
 			       : st->guest_gso == VFWD_GRO_KIND_TCP6 ? "TCPv6" : "no");
+			if (st->guest_features) {
+				uint64_t f = st->guest_features;
+
+				printf("  guest's rings: %s, mergeable rx buffers %s, event index %s, "
+				       "indirect descriptors %s\n",
+				       f & (1ULL << VFWD_VIRTIO_F_RING_PACKED) ? "packed" : "split",
+				       f & (1ULL << VFWD_VIRTIO_NET_F_MRG_RXBUF) ? "on" : "off",
+				       f & (1ULL << VFWD_VIRTIO_RING_F_EVENT_IDX) ? "on" : "off",
+				       f & (1ULL << VFWD_VIRTIO_RING_F_INDIRECT_DESC) ? "on" : "off");
+			}
+			if (st->guest_mtu)
+				printf("  guest announced MTU %u%s\n", st->guest_mtu,
+				       st->mtu_given && st->guest_mtu != mtu ? " (--mtu rules)" : "");
 			printf("  not offered to the guest: %s%s\n",
 			       st->withheld_features & (1ULL << VFWD_VIRTIO_NET_F_HOST_UFO) ? "HOST_UFO" : "nothing",
 			       st->guest_ufo ? " (but it negotiated HOST_UFO before vfwd could "

@@ -343,6 +343,11 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 			rte_tel_data_add_dict_string(c, "name", name);
 			rte_tel_data_add_dict_string(c, "role", st->is_vhost ? "vm" : "wire");
 			vfwd_tel_dict_uint(c, "link_up", st->link_up);
+			vfwd_tel_dict_uint(c, "mtu", st->max_frame - RTE_ETHER_HDR_LEN);
+			if (st->is_vhost) {
+				vfwd_tel_dict_uint(c, "guest_mtu", st->guest_mtu);
+				vfwd_tel_dict_uint(c, "guest_features", st->guest_features);
+			}
 			vfwd_tel_dict_uint(c, "guest_gso", st->guest_gso);
 			vfwd_tel_dict_uint(c, "ipackets", s.ipackets);
 			vfwd_tel_dict_uint(c, "opackets", s.opackets);

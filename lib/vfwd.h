@@ -34,6 +34,12 @@ struct vfwd_port_state; /* vfwd_port.h */
  * does not do (and Linux guests have not sent since 4.14) */
 #define VFWD_VIRTIO_NET_F_HOST_UFO 14
 #define VFWD_VHOST_WITHHELD (1ULL << VFWD_VIRTIO_NET_F_HOST_UFO)
+/* the ring shapes a guest may negotiate (the virtio spec's bits), shown
+ * per vhost port (vfwd_port_state.guest_features) */
+#define VFWD_VIRTIO_NET_F_MRG_RXBUF 15
+#define VFWD_VIRTIO_RING_F_INDIRECT_DESC 28
+#define VFWD_VIRTIO_RING_F_EVENT_IDX 29
+#define VFWD_VIRTIO_F_RING_PACKED 34
 #define VFWD_MAX_WORKERS 64
 /* Each (pair, queue) gives one stream per direction. */
 #define VFWD_MAX_STREAMS (VFWD_MAX_PAIRS * VFWD_MAX_QUEUES * 2)

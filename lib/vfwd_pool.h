@@ -27,12 +27,15 @@ struct vfwd_pool_need {
 	uint16_t nb_streams;     /* pairs x rx queues x 2 directions */
 	uint32_t backlog;        /* the largest backlog ring a worker may get */
 	uint16_t data_room;      /* data bytes per mbuf */
+	uint32_t max_frame;      /* the longest frame a port takes (--mtu); 0: one mbuf */
 };
 
 /* Mbufs that the configuration n can hold at once: ports' descriptors,
  * lcore caches, each worker's burst in flight (guest TSO chains and the
  * segments made from them), backlog or pipeline rings, tx holds, GRO held
- * segments. Covers every value the runtime knobs allow, but backlog sizes
+ * segments, each a chain of ceil(max_frame / data_room) mbufs where the MTU
+asks for more than one (a PMD that chains what it receives, net_memif,
+splits a frame where an allocation fails within it). Covers every value the runtime knobs allow, but backlog sizes
  * above n->backlog (see the terms in vfwd_pool.c). Pure. */
 unsigned int vfwd_pool_size(const struct vfwd_pool_need *n);
 /* The pipeline R:W with the most rings (R x W) that nb_workers worker

@@ -63,7 +63,19 @@ struct vfwd_port_state {
 	/* vhost: virtio-net features vfwd does not offer the guest, because
 	 * no wire port can carry what they let it send (VFWD_VHOST_WITHHELD) */
 	uint64_t withheld_features;
-	uint16_t max_frame; /* MTU + Ethernet header */
+	/* MTU + Ethernet header: set at init; for a vhost port without
+	 * --mtu, rewritten by the vhost thread at each connection to what the
+	 * guest announced (VHOST_USER_NET_SET_MTU; 1500 if it did not) and
+	 * read by the worker sending to it */
+	volatile uint16_t max_frame;
+	bool mtu_given;    /* --mtu set it: a guest's announcement does not */
+	/* vhost: the MTU the guest announced at its last connection, 0 for
+	 * none (vhost thread; control reports a mismatch) */
+	volatile uint16_t guest_mtu;
+	/* vhost: the virtio features the guest negotiated at its last
+	 * connection (vhost thread; reported: ring layout, mergeable rx
+	 * buffers, event index, indirect descriptors) */
+	volatile uint64_t guest_features;
 } __rte_cache_aligned;
 
 /* ----------------------------------------------------------------- ports */
@@ -71,7 +83,29 @@ struct vfwd_port_state {
 struct vfwd_port_conf {
 	uint16_t nb_rxq, nb_txq;
 	uint16_t nb_rxd, nb_txd;
+	/* the MTU of every port (--mtu); 0: each its own (1500, a vhost port
+	 * the guest's) */
+	uint16_t mtu;
 };
+
+/* The largest --mtu vfwd takes. */
+#define VFWD_MTU_MAX 16000
+#define VFWD_MTU_MIN 68
+
+/* What a port needs for frames of an MTU, before it is set up. */
+struct vfwd_port_mtu_caps {
+	uint16_t max_mtu;  /* the largest it takes */
+	/* the data room each rx mbuf must have (frames are not chained), 0
+	 * if it chains or scatters frames over mbufs */
+	uint32_t rx_room;
+	/* why max_mtu is what it is, for an error message */
+	const char *limit_why;
+};
+
+/* The MTU limits of a port for frames of mtu, with rx mbufs of
+ * data_room bytes (control, before vfwd_port_setup). 0 or -errno. */
+int vfwd_port_mtu_caps(uint16_t port, uint16_t mtu, uint32_t data_room,
+		       struct vfwd_port_mtu_caps *caps);
 
 /* Configure and start one port with the pool, register vhost event
  * callbacks writing st. Returns 0 or -errno. On error nothing of the port

@@ -42,7 +42,7 @@
 	X(NO_MBUF, no_mbuf, "segmentation ran out of mbufs")                          \
 	X(BACKLOG, backlog, "deferred delivery: the backlog ring was full")           \
 	X(RING, ring, "pipeline: the ring to the work lcore was full")                \
-	X(OVERSIZE, oversize, "a frame (not TSO) longer than the wire's MTU")
+	X(OVERSIZE, oversize, "a frame (not TSO) longer than the MTU of the port it goes to")
 
 /* Per lcore and direction; the first list per stream too. Two lists
  * because drops[] sits between them in the struct, and the layout stays

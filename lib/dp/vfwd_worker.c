@@ -268,8 +268,9 @@ hold_check(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool r
 
 /* ------------------------------------------------------------ the stages */
 
-/* The total length of pkts[0..n) and, toward the wire, whether one of
- * them needs vfwd_wire_tx_prepare(): one walk over the burst for both.
+/* The total length of pkts[0..n) and whether one of them needs more than
+ * forwarding: toward the wire vfwd_wire_tx_prepare(), toward the VM a
+ * frame longer than the guest's MTU. One walk over the burst for both.
  * prep NULL: the length only (the pipeline's rx lcore, which does not
  * process what it receives). */
 static inline uint64_t
@@ -281,6 +282,18 @@ burst_len_prep(const struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, 
 
 	if (prep != NULL && w->streams[i].s.dir == VFWD_DIR_VM_TO_WIRE) {
 		p = vfwd_wire_burst_needs_prep(&w->streams[i].off.wire_tx, pkts, n, &bytes);
+	} else if (prep != NULL) {
+		/* the guest's MTU (vhost thread: --mtu, or what it announced) */
+		uint16_t vm_frame = w->port_state[w->streams[i].s.tx_port].max_frame;
+		uint32_t longest = 0;
+
+		for (uint16_t j = 0; j < n; j++) {
+			uint32_t len = rte_pktmbuf_pkt_len(pkts[j]);
+
+			bytes += len;
+			longest = len > longest ? len : longest;
+		}
+		p = longest > vm_frame;
 	} else {
 		bytes = sum_pkt_len(pkts, n);
 	}
@@ -375,7 +388,7 @@ flush_held(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool a
  * queue ran empty. Returns packets sent on from GRO's held ones. */
 static inline uint32_t
 process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
-	      struct rte_mbuf **pkts, uint16_t nb_rx, uint64_t bytes, uint64_t now,
+	      struct rte_mbuf **pkts, uint16_t nb_rx, uint64_t bytes, bool prep, uint64_t now,
 	      struct vfwd_dir_stats *d)
 {
 	const struct vfwd_stream *s = &w->streams[i].s;
@@ -386,6 +399,17 @@ process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	uint16_t n = nb_rx;
 	uint32_t moved = 0;
 
+	if (unlikely(prep)) {
+		/* frames longer than the guest's MTU: dropped before GRO, so
+		 * merged frames hold only segments it takes */
+		uint64_t over = d->drops[VFWD_DROP_OVERSIZE];
+
+		n = vfwd_vm_drop_oversize(pkts, nb_rx, w->port_state[s->tx_port].max_frame, d);
+		w->streams[i].stats->drops += d->drops[VFWD_DROP_OVERSIZE] - over;
+		if (n < nb_rx)
+			bytes = sum_pkt_len(pkts, n);
+	}
+
 	if (unlikely(gro->may_hold && vfwd_gro_held(gro))) {
 		/* held segments never wait for new traffic when GRO was
 		 * switched off or away from heavy mode, or (napi_complete)
@@ -395,11 +419,11 @@ process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 
 		moved = flush_held(w, i, k, all, now, d);
 	}
-	if (nb_rx && gro_on) {
+	if (n && gro_on) {
 		struct vfwd_stream_stats *ss = w->streams[i].stats;
 		uint64_t gro_in = d->gro_in, gro_out = d->gro_out;
 
-		n = vfwd_gro_burst(gro, &k->gro, kinds, pkts, nb_rx, now, d);
+		n = vfwd_gro_burst(gro, &k->gro, kinds, pkts, n, now, d);
 		/* napi_complete_done: a poll that ran the queue empty sends
 		 * all GRO holds (gro_flush_timeout 0) */
 		if (heavy && k->gro.flush == VFWD_GRO_FLUSH_COMPLETE && nb_rx < k->burst &&
@@ -413,8 +437,7 @@ process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	return moved;
 }
 
-/* prep: toward the wire, whether a packet needs vfwd_wire_tx_prepare()
- * (burst_len_prep); ignored toward the VM. */
+/* prep: whether a packet needs more than forwarding (burst_len_prep). */
 static inline uint32_t
 process(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, struct rte_mbuf **pkts,
 	uint16_t n, uint64_t bytes, bool prep, uint64_t now)
@@ -426,7 +449,7 @@ process(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, struct rt
 		process_to_wire(w, i, k, pkts, n, bytes, prep, now, d);
 		return 0;
 	}
-	return process_to_vm(w, i, k, pkts, n, bytes, now, d);
+	return process_to_vm(w, i, k, pkts, n, bytes, prep, now, d);
 }
 
 /* ------------------------------------------------------------ delivery */

@@ -41,15 +41,20 @@ plan_holds(const struct vfwd_pool_need *n, uint64_t lcores, uint64_t ring_pkts,
 	 * process_to_wire's out[]: VFWD_MAX_BURST + VFWD_GSO_MAX_SEGS) */
 	uint64_t in_flight = (uint64_t)VFWD_MAX_BURST * chain + VFWD_MAX_BURST +
 			     VFWD_GSO_MAX_SEGS;
+	/* what waits in rings and holds is frames of up to the MTU, each a
+	 * chain of this many mbufs */
+	uint64_t frame = n->max_frame > n->data_room
+				 ? (n->max_frame + n->data_room - 1) / n->data_room
+				 : 1;
 
-	return lcores * in_flight + ring_pkts +
+	return lcores * in_flight + frame * (ring_pkts +
 	       /* tx batching: each stream's hold takes up to VFWD_TX_HOLD_CAP
 		* packets (tx-batch, live, is at most VFWD_MAX_TX_BATCH below
 		* that) */
 	       hold_streams * VFWD_TX_HOLD_CAP +
 	       /* heavy GRO: each stream toward a VM (half of them) holds at
 		* most VFWD_GRO_HOLD_MAX segments, whatever gro-flows is */
-	       hold_streams / 2 * VFWD_GRO_HOLD_MAX;
+	       hold_streams / 2 * VFWD_GRO_HOLD_MAX);
 }
 
 unsigned int

@@ -225,12 +225,12 @@ set_l4_cksum(struct rte_mbuf *m, enum vfwd_parse kind, uint16_t sum)
 	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, off), &sum, sizeof(sum));
 }
 
-/* The one's complement sum of len bytes from off, across segments.
- * rte_raw_cksum_mbuf() of 22.11 byte-swaps the unfolded 32-bit sum of a
- * segment that starts at an odd offset, losing its carries: wrong checksums
- * on chains with odd-length pieces (an odd MSS, a guest's odd fragments). */
-static uint16_t
-chain_raw_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
+/* rte_raw_cksum_mbuf() (22.11 to 25.11) byte-swaps the unfolded 32-bit
+ * sum of a segment that starts at an odd offset, losing its carries: wrong
+ * checksums on chains with odd-length pieces (an odd MSS, a guest's odd
+ * fragments, memif's jumbo chains). */
+uint16_t
+vfwd_chain_raw_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
 	uint32_t sum = 0, done = 0;
 
@@ -267,7 +267,7 @@ sw_l4_cksum(struct rte_mbuf *m, enum vfwd_parse kind, struct vfwd_dir_stats *st)
 		len = sizeof(struct rte_ipv6_hdr) +
 		      rte_be_to_cpu_16(((const struct rte_ipv6_hdr *)l3)->payload_len) - m->l3_len;
 	set_l4_cksum(m, kind, 0);
-	raw = chain_raw_cksum(m, off, len); /* within pkt_len: parsed */
+	raw = vfwd_chain_raw_cksum(m, off, len); /* within pkt_len: parsed */
 	sum = (uint16_t)~__rte_raw_cksum_reduce((uint32_t)raw + phdr_cksum(m, kind, true));
 	if (sum == 0 && !kind_tcp(kind))
 		sum = 0xffff; /* 0 means "no checksum" in UDP */
@@ -507,6 +507,23 @@ vlan_tags_len(const struct rte_mbuf *m)
 		len += 4;
 	}
 	return len;
+}
+
+uint16_t
+vfwd_vm_drop_oversize(struct rte_mbuf **pkts, uint16_t n, uint16_t max_frame,
+		      struct vfwd_dir_stats *st)
+{
+	uint16_t k = 0;
+
+	for (uint16_t j = 0; j < n; j++) {
+		struct rte_mbuf *m = pkts[j];
+
+		if (rte_pktmbuf_pkt_len(m) > max_frame + vlan_tags_len(m))
+			count_drop(m, VFWD_DROP_OVERSIZE, st);
+		else
+			pkts[k++] = m;
+	}
+	return k;
 }
 
 /* One guest frame made ready for the port, before flattening. */

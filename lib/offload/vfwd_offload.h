@@ -166,6 +166,17 @@ struct vfwd_wire_tx {
 uint16_t vfwd_wire_tx_prepare(const struct vfwd_wire_tx *w, struct rte_mbuf *m,
 			      struct rte_mbuf **out, uint16_t room, struct vfwd_dir_stats *st);
 
+/* The one's complement sum (folded, not complemented) of len bytes of m
+ * from off on, across its segments; off + len within pkt_len. */
+uint16_t vfwd_chain_raw_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len);
+
+/* Toward a VM: drops (freed, counted oversize) the frames of pkts[0..n)
+ * longer than max_frame plus their VLAN tags, the frames the guest's MTU
+ * does not take (only a wire with a larger MTU than the VM's sends them).
+ * Keeps the order of the rest; returns their count. */
+uint16_t vfwd_vm_drop_oversize(struct rte_mbuf **pkts, uint16_t n, uint16_t max_frame,
+			       struct vfwd_dir_stats *st);
+
 /* Flags of guest frames that need vfwd_wire_tx_prepare(): OR a burst's
  * ol_flags and test once. */
 #define VFWD_RX_NEEDS_PREP (RTE_MBUF_F_RX_LRO | RTE_MBUF_F_RX_L4_CKSUM_MASK)

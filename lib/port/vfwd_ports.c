@@ -7,6 +7,12 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/if_packet.h>
+#include <net/if.h>
 
 #include <rte_devargs.h>
 #include <rte_kvargs.h>
@@ -191,6 +197,119 @@ guest_takes_gso(uint16_t port)
 	       ((features & (1ULL << VIRTIO_NET_F_GUEST_TSO6)) ? VFWD_GRO_KIND_TCP6 : 0);
 }
 
+/* ------------------------------------------------------------------ MTU */
+
+/* How a port takes an MTU. */
+enum mtu_way {
+	MTU_ETHDEV, /* ethdev's MTU (NICs; net_tap, which sets its kernel side) */
+	/* no MTU of its own: frames of any length are chained (net_vhost over
+	 * descriptors, net_memif over its buffers; memif's ethdev caps the
+	 * MTU at 1500 all the same, so it is not set there) */
+	MTU_OWN,
+	/* net_af_packet: its ethdev caps the MTU at 1500 (max_rx_pktlen
+	 * 1518), but the socket takes what its frames hold (framesz) and the
+	 * interface's MTU is the kernel's, set there */
+	MTU_KERNEL,
+};
+
+static enum mtu_way
+mtu_way(const struct rte_eth_dev_info *info)
+{
+	if (driver_is(info, "net_vhost") || driver_is(info, "net_memif"))
+		return MTU_OWN;
+	if (driver_is(info, "net_af_packet"))
+		return MTU_KERNEL;
+	return MTU_ETHDEV;
+}
+
+/* The longest frame of an MTU: Ethernet header and two VLAN tags. */
+static uint32_t
+frame_of(uint16_t mtu)
+{
+	return (uint32_t)mtu + RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN;
+}
+
+/* net_af_packet: the bytes of frame data each ring slot holds (framesz
+ * less the header it puts in front), as the PMD computes it. */
+static uint32_t
+af_packet_frame_data(const struct rte_eth_dev_info *info)
+{
+	const struct rte_devargs *da = info->device ? rte_dev_devargs(info->device) : NULL;
+	unsigned long framesz = 2048; /* the PMD's default */
+	struct rte_kvargs *kv;
+	const char *v;
+
+	if (da != NULL && da->args != NULL && (kv = rte_kvargs_parse(da->args, NULL)) != NULL) {
+		v = rte_kvargs_get(kv, "framesz");
+		if (v != NULL)
+			framesz = strtoul(v, NULL, 0);
+		rte_kvargs_free(kv);
+	}
+	if (framesz <= TPACKET2_HDRLEN)
+		return 0;
+	return (uint32_t)(framesz - (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll)));
+}
+
+int
+vfwd_port_mtu_caps(uint16_t port, uint16_t mtu, uint32_t data_room,
+		   struct vfwd_port_mtu_caps *caps)
+{
+	struct rte_eth_dev_info info;
+	uint32_t max;
+	int ret = rte_eth_dev_info_get(port, &info);
+
+	if (ret != 0)
+		return ret;
+	caps->rx_room = 0;
+	switch (mtu_way(&info)) {
+	case MTU_OWN:
+		caps->max_mtu = VFWD_MTU_MAX;
+		caps->limit_why = "vfwd's largest";
+		return 0;
+	case MTU_KERNEL:
+		max = af_packet_frame_data(&info);
+		/* each frame is copied into one mbuf: every one must hold a
+		 * ring slot's worth (the PMD refuses a pool with less) */
+		caps->rx_room = max;
+		max = max > frame_of(0) ? max - frame_of(0) : 0;
+		caps->max_mtu = (uint16_t)RTE_MIN(max, (uint32_t)VFWD_MTU_MAX);
+		caps->limit_why = "what its ring slots hold: raise the framesz devarg";
+		return 0;
+	case MTU_ETHDEV:
+		max = info.max_mtu != UINT16_MAX ? info.max_mtu
+		      : info.max_rx_pktlen > RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN
+			      ? info.max_rx_pktlen - RTE_ETHER_HDR_LEN - RTE_ETHER_CRC_LEN
+			      : 0;
+		caps->max_mtu = (uint16_t)RTE_MIN(max, (uint32_t)VFWD_MTU_MAX);
+		caps->limit_why = "the largest its ethdev takes (max_mtu, max_rx_pktlen)";
+		if (frame_of(mtu) + RTE_ETHER_CRC_LEN > data_room &&
+		    !(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER))
+			caps->rx_room = frame_of(mtu) + RTE_ETHER_CRC_LEN;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* The MTU of a kernel interface (net_af_packet's). */
+static int
+kernel_set_mtu(const char *ifname, uint16_t mtu)
+{
+	struct ifreq ifr = {.ifr_mtu = mtu};
+	int s = socket(AF_INET, SOCK_DGRAM, 0), ret = 0;
+
+	if (s < 0)
+		return -errno;
+	if (strlen(ifname) >= sizeof(ifr.ifr_name)) {
+		close(s);
+		return -ENAMETOOLONG;
+	}
+	strcpy(ifr.ifr_name, ifname);
+	if (ioctl(s, SIOCSIFMTU, &ifr) != 0)
+		ret = -errno;
+	close(s);
+	return ret;
+}
+
 /* vhost thread: the guest connected or went away. */
 static int
 on_link_change(uint16_t port, enum rte_eth_event_type type __rte_unused, void *arg,
@@ -207,6 +326,20 @@ on_link_change(uint16_t port, enum rte_eth_event_type type __rte_unused, void *a
 		st->guest_gso = 0;
 		st->guest_ufo = 0;
 	} else {
+		int vid = rte_eth_vhost_get_vid_from_port_id(port);
+		uint64_t features;
+		uint16_t mtu = 0;
+
+		/* VIRTIO_NET_F_MTU: QEMU's host_mtu, sent with
+		 * VHOST_USER_NET_SET_MTU; the guest's MTU unless --mtu says */
+		if (vid < 0 || rte_vhost_get_mtu(vid, &mtu) != 0)
+			mtu = 0;
+		st->guest_mtu = mtu;
+		if (vid < 0 || rte_vhost_get_negotiated_features(vid, &features) != 0)
+			features = 0;
+		st->guest_features = features;
+		if (!st->mtu_given)
+			st->max_frame = (mtu ? mtu : RTE_ETHER_MTU) + RTE_ETHER_HDR_LEN;
 		st->guest_gso = guest_takes_gso(port);
 		st->guest_ufo = guest_has(port, VFWD_VIRTIO_NET_F_HOST_UFO);
 		st->conn_gen++; /* new vrings, new interrupt eventfds */
@@ -247,6 +380,8 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	struct rte_eth_conf dev_conf = {0};
 	struct rte_eth_dev_info info;
 	uint16_t nb_rxd = conf->nb_rxd, nb_txd = conf->nb_txd;
+	const uint32_t room = rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM;
+	enum mtu_way way;
 	int socket, ret;
 
 	if (conf->nb_rxq == 0 || conf->nb_rxq > VFWD_MAX_QUEUES || conf->nb_txq == 0 ||
@@ -316,11 +451,26 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	st->tx_l4_cksum = (dev_conf.txmode.offloads &
 			   (RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM)) ==
 			  (RTE_ETH_TX_OFFLOAD_TCP_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM);
+	way = mtu_way(&info);
+	if (conf->mtu && way == MTU_ETHDEV) {
+		dev_conf.rxmode.mtu = conf->mtu;
+		if (frame_of(conf->mtu) + RTE_ETHER_CRC_LEN > room &&
+		    (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)) {
+			dev_conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
+			/* net_tap reads one frame per call into as many mbufs
+			 * as it has descriptors: give it what one frame takes
+			 * (the kernel would copy a thousand iovecs a frame) */
+			if (driver_is(&info, "net_tap"))
+				nb_rxd = (uint16_t)((frame_of(conf->mtu) + room - 1) / room + 1);
+		}
+	}
 	{
-		uint16_t mtu = RTE_ETHER_MTU;
+		uint16_t mtu = conf->mtu;
 
-		rte_eth_dev_get_mtu(port, &mtu);
+		if (mtu == 0 && rte_eth_dev_get_mtu(port, &mtu) != 0)
+			mtu = RTE_ETHER_MTU;
 		st->max_frame = mtu + RTE_ETHER_HDR_LEN;
+		st->mtu_given = conf->mtu != 0;
 	}
 
 	/* Register before configure: net_vhost opens its socket there and a
@@ -348,6 +498,21 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 		    rte_vhost_driver_disable_features(path, VFWD_VHOST_WITHHELD) == 0)
 			st->withheld_features = VFWD_VHOST_WITHHELD;
 	}
+	/* after configure: ethdev's set_mtu is where net_tap sets its
+	 * kernel side (configure only records the MTU) */
+	if (conf->mtu && way == MTU_ETHDEV) {
+		ret = rte_eth_dev_set_mtu(port, conf->mtu);
+		if (ret == -ENOTSUP)
+			ret = 0;
+	} else if (conf->mtu && way == MTU_KERNEL) {
+		char ifname[IF_NAMESIZE + 1];
+
+		ret = vfwd_port_iface(port, ifname, sizeof(ifname), NULL);
+		if (ret == 0)
+			ret = kernel_set_mtu(ifname, conf->mtu);
+	}
+	if (ret != 0)
+		goto fail_close;
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
 	if (ret != 0)
 		goto fail_close;

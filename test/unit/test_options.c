@@ -22,7 +22,7 @@
 
 /* the long options vfwd_usage lists: the knobs with a value, and those of
  * other_options (--gro, a flag, and the options that are not knobs) */
-#define EXPECTED_NB_OPTIONS 34
+#define EXPECTED_NB_OPTIONS 35
 
 static struct vfwd_options o, def;
 static char err[512];
@@ -92,7 +92,7 @@ usage_options(char names[][32], unsigned int max)
 
 static const char *const other_options[] = {"gro", "rxq", "txq", "pair", "duration",
 					    "interactive", "cmdline-file", "socket-mode",
-					    "socket-owner", "tap-prefix", "help"};
+					    "socket-owner", "tap-prefix", "mtu", "help"};
 
 static bool
 is_other(const char *name)
@@ -613,6 +613,28 @@ tap_prefix(void)
 	check_rejects_eq("--tap-prefix", "a/b");
 }
 
+/* --mtu: jumbo frames up to vfwd's largest, nothing below IPv4's least */
+static void
+mtu(void)
+{
+	struct vfwd_options want = expect_defaults();
+
+	CHECK(want.mtu == 0);
+	want.mtu = 9000;
+	CHECK(PARSE("--mtu", "9000") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	want.mtu = 68;
+	CHECK(PARSE("--mtu=68") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	want.mtu = 16000;
+	CHECK(PARSE("--mtu", "16000") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	check_rejects("--mtu", "67");
+	CHECK(strstr(err, "--mtu") && strstr(err, "68..16000"));
+	check_rejects("--mtu", "16001");
+	check_rejects("--mtu", "0");
+	check_rejects("--mtu", "9000x");
+	check_rejects("--mtu", "");
+	check_rejects_eq("--mtu", "-1");
+}
+
 static void
 cmdline_file(void)
 {
@@ -697,6 +719,7 @@ main(void)
 	RUN(socket_umask);
 	RUN(socket_owner);
 	RUN(tap_prefix);
+	RUN(mtu);
 	RUN(cmdline_file);
 	RUN(bad_shapes);
 	RUN(reparse);

@@ -110,6 +110,25 @@ largest_pipeline_follows_the_limits(void)
 }
 
 static void
+jumbo_frames_count_a_chain_each_where_they_wait(void)
+{
+	struct vfwd_pool_need n = one_worker;
+	unsigned int base = vfwd_pool_size(&n);
+	unsigned int waits = 1000 + 2 * VFWD_TX_HOLD_CAP + VFWD_GRO_HOLD_MAX;
+
+	n.max_frame = 2048; /* fits one mbuf: nothing changes */
+	CHECK(vfwd_pool_size(&n) == base);
+	/* MTU 9000: 9026 bytes, 5 mbufs of 2 KiB, in the backlog, the tx
+	 * holds and GRO's held segments; descriptors and the burst in flight
+	 * (a TSO chain already) stay */
+	n.max_frame = 9000 + 14 + 8 + 4;
+	CHECK(vfwd_pool_size(&n) == base + 4 * waits);
+	/* mbufs that take the frame whole (net_af_packet's): one each */
+	n.data_room = 9216;
+	CHECK(vfwd_pool_size(&n) < base);
+}
+
+static void
 saturates_instead_of_wrapping(void)
 {
 	struct vfwd_pool_need n = one_worker;
@@ -128,6 +147,7 @@ main(void)
 	RUN(pipeline_rings_counted_when_lcores_allow_one);
 	RUN(pipeline_work_lcores_hold_every_stream);
 	RUN(largest_pipeline_follows_the_limits);
+	RUN(jumbo_frames_count_a_chain_each_where_they_wait);
 	RUN(saturates_instead_of_wrapping);
 	return CHECK_DONE();
 }
