@@ -431,8 +431,9 @@ fold(uint64_t sum)
  * it before merging (skb_gro_checksum_validate), because a merged frame
  * goes to the guest with NEEDS_CSUM and a checksum the guest will not
  * check. Ports that checked it in hardware say GOOD (or NONE: the data is
- * good, the field partial); otherwise it is summed here, over one mbuf
- * (a chain is not merged unchecked). */
+ * good, the field partial); otherwise it is summed here, over the chain
+ * where the segment came in several mbufs (a jumbo segment from a PMD
+ * that chains: net_memif, rx scatter). */
 static bool
 csum_ok(const struct rte_mbuf *m, bool v6)
 {
@@ -444,7 +445,7 @@ csum_ok(const struct rte_mbuf *m, bool v6)
 
 	if (f == RTE_MBUF_F_RX_L4_CKSUM_GOOD || f == RTE_MBUF_F_RX_L4_CKSUM_NONE)
 		return true;
-	if (f == RTE_MBUF_F_RX_L4_CKSUM_BAD || m->nb_segs != 1)
+	if (f == RTE_MBUF_F_RX_L4_CKSUM_BAD)
 		return false;
 	if (v6) {
 		l4_len = rte_be_to_cpu_16(((const struct rte_ipv6_hdr *)ip)->payload_len);
@@ -454,6 +455,9 @@ csum_ok(const struct rte_mbuf *m, bool v6)
 			 m->l3_len;
 		phdr = rte_ipv4_phdr_cksum(ip, 0);
 	}
+	if (m->nb_segs != 1) /* within pkt_len: vfwd_parse checked */
+		return fold((uint64_t)vfwd_chain_raw_cksum(m, m->l2_len + m->l3_len, l4_len) +
+			    phdr) == 0xffff;
 	return fold(sum_bytes(l4, l4_len) + phdr) == 0xffff;
 }
 
