@@ -622,7 +622,8 @@ def run_loaded(mods, filters):
 # runs only that there.
 CHROOT_RUNS = (
     ("trixie", "DPDK 24.11", "tests", "VFWD_NO_ASAN=1 VFWD_NO_FUZZ=1",
-     ["unit/", "^e2e/forward/", "^e2e/offload/", "^e2e/gro/", "^e2e/default/"]),
+     ["unit/", "^e2e/forward/", "^e2e/offload/", "^e2e/gro/", "^e2e/default/",
+      "^e2e/jumbo/"]),
     ("sid", "DPDK 25.11", "demo", "", ["unit/"]),
 )
 CHROOT_SECS = int(os.environ.get("VFWD_CHROOT_SECS", "1500"))

@@ -612,3 +612,18 @@ def gen_through_vfwd(env, vfwd_args, gen_args, tso=False, timeout=60, gen_lcores
 
 def dir_stats(report, direction):
     return report["total"]["dirs"][direction]
+
+
+def telemetry(env, prefix, cmds):
+    """The replies of dpdk-telemetry.py to cmds, on the vfwd of EAL file
+    prefix prefix, merged into one dict."""
+    tool = shutil.which("dpdk-telemetry.py")
+    check(tool, "dpdk-telemetry.py not installed")
+    r = subprocess.run([tool, "-f", prefix], input="\n".join(cmds) + "\n", capture_output=True,
+                       text=True, timeout=30)
+    check(r.returncode == 0, "dpdk-telemetry.py: %s" % r.stderr[-800:])
+    out = {}
+    for line in r.stdout.splitlines():
+        if line.startswith("{"):
+            out.update(json.loads(line))
+    return out

@@ -8,7 +8,6 @@ port, vfwd forwards it to a net_null sink:
     peer(virtio_user0) -> vfwd(net_vhost0 -> net_null0)
 """
 
-import json
 import os
 import random
 import re
@@ -16,7 +15,7 @@ import shutil
 import subprocess
 import time
 
-from vfwdtest import ROOT, Env, check, dir_stats
+from vfwdtest import ROOT, Env, check, dir_stats, telemetry
 
 PEER_SECS = 10
 
@@ -254,19 +253,6 @@ def test_parser_fuzz():
         check(final["final"], "no final report")
         check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
               "mbufs leaked: %s" % final["mempool"])
-
-
-def telemetry(env, prefix, cmds):
-    tool = shutil.which("dpdk-telemetry.py")
-    check(tool, "dpdk-telemetry.py not installed")
-    r = subprocess.run([tool, "-f", prefix], input="\n".join(cmds) + "\n", capture_output=True,
-                       text=True, timeout=30)
-    check(r.returncode == 0, "dpdk-telemetry.py: %s" % r.stderr[-800:])
-    out = {}
-    for line in r.stdout.splitlines():
-        if line.startswith("{"):
-            out.update(json.loads(line))
-    return out
 
 
 def test_telemetry():

@@ -121,6 +121,8 @@
 #define PL_MIN 12 /* the UDP payload's magic and sequence number */
 #define NO_PORT UINT16_MAX
 #define EXIT_TIMEOUT 4
+/* the longest --size: a jumbo frame up to vfwd's largest MTU, tagged */
+#define MAX_SIZE (16000 + 14 + 8)
 #define NAP_US 50 /* --rate: the nap when there was nothing to do */
 /* rx descriptors asked for: a virtio port posts at most its ring
  * (virtio-user's queue_size), so a test sizes the ring with that alone;
@@ -167,6 +169,7 @@ struct peer {
 	uint16_t rxq;    /* the rx port's queues */
 	bool bad_hdr;
 	struct rte_mempool *big_pool; /* TSO frames fit one mbuf */
+	struct rte_mempool *jumbo_pool; /* UDP frames over 2048 bytes, one mbuf each */
 	uint64_t *tx_off;             /* per flow: bytes sent */
 	uint64_t *rx_off;             /* per flow: bytes received in order */
 	uint64_t rx_payload, rx_gaps, rx_dups, rx_bad_csum, rx_max_len, rx_multi_seg;
@@ -414,6 +417,8 @@ check(struct peer *p, struct rte_mbuf *m)
 	}
 	p->rx++;
 	p->rx_bytes += len;
+	p->rx_max_len = RTE_MAX(p->rx_max_len, (uint64_t)len);
+	p->rx_multi_seg += m->nb_segs > 1;
 	if (len < hdrs + PL_MIN || len > sizeof(buf))
 		return bad(p, BAD_LEN, kind);
 	memcpy(&seq, pl + 4, 8);
@@ -503,7 +508,7 @@ build_tcp(struct peer *p, uint64_t pkt_index)
 {
 	uint32_t flow = pkt_index % p->flows;
 	uint32_t payload = p->mss * (p->tso ? p->tso : 1);
-	struct rte_mbuf *m = rte_pktmbuf_alloc(p->tso ? p->big_pool : p->pool);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(p->big_pool ? p->big_pool : p->pool);
 	struct rte_tcp_hdr *th;
 	uint8_t *f, *l3, *pl;
 
@@ -681,7 +686,7 @@ send_some(struct peer *p, uint64_t max_frames)
 		p->tx += sent;
 		return;
 	}
-	if (n == 0 || rte_pktmbuf_alloc_bulk(p->pool, pkts, n) != 0)
+	if (n == 0 || rte_pktmbuf_alloc_bulk(p->jumbo_pool ? p->jumbo_pool : p->pool, pkts, n) != 0)
 		return;
 	for (uint16_t i = 0; i < n; i++)
 		build(p, pkts[i], p->seq_base + p->tx + i);
@@ -869,9 +874,15 @@ port_init(struct peer *p, uint16_t port, struct rte_mempool *pool)
 		conf.txmode.offloads = info.tx_offload_capa &
 			(RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
 			 RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
-	/* the MTU counts from the IP header: a VLAN tag is not in it */
-	if (frame - p->l2_len > RTE_ETHER_MTU)
+	/* the MTU counts from the IP header: a VLAN tag is not in it.
+	 * net_memif has none of its own (its ethdev caps it at 1500 and
+	 * chains longer frames all the same); virtio-user takes up to its mtu
+	 * devarg, received into chains (scatter) */
+	if (frame - p->l2_len > RTE_ETHER_MTU && strcmp(info.driver_name, "net_memif") != 0) {
 		conf.rxmode.mtu = frame - p->l2_len;
+		if (frame > RTE_MBUF_DEFAULT_DATAROOM)
+			conf.rxmode.offloads |= info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER;
+	}
 	ret = rte_eth_dev_configure(port, nq, nq, &conf);
 
 	if (ret == 0)
@@ -968,14 +979,14 @@ parse(int argc, char **argv, struct peer *p)
 			p->ipv6 ? ", IPv6" : "");
 		return -EINVAL;
 	}
-	if (p->size > RTE_MBUF_DEFAULT_DATAROOM || p->timeout_s <= 0 ||
+	if (p->size > MAX_SIZE || p->timeout_s <= 0 ||
 	    p->queues < 1 || p->queues > 16 || p->wire_queues < 1 || p->wire_queues > 16 ||
 	    p->rate < 0 ||
 	    p->seq_base > UINT64_MAX - (p->count ? p->count : 1ull << 40))
 		return -EINVAL;
 	if (p->tcp && (p->flows < 1 || p->flows > 60000 || p->mss < 1 ||
 		       p->mss * (p->tso ? p->tso : 1u) + tcp_hdrs(p) > 65000 ||
-		       (!p->tso && p->mss + tcp_hdrs(p) > RTE_MBUF_DEFAULT_DATAROOM)))
+		       (!p->tso && p->mss + tcp_hdrs(p) > MAX_SIZE)))
 		return -EINVAL;
 	return 0;
 }
@@ -1007,12 +1018,19 @@ main(int argc, char **argv)
 					 rte_socket_id());
 	if (p.pool == NULL)
 		return 1;
+	if (!p.tcp && p.size > RTE_MBUF_DEFAULT_DATAROOM) {
+		p.jumbo_pool = rte_pktmbuf_pool_create("peer_jumbo", 4095, 64, 0,
+						       RTE_PKTMBUF_HEADROOM + p.size, rte_socket_id());
+		if (p.jumbo_pool == NULL)
+			return 1;
+	}
 	if (p.tcp) {
 		p.tx_off = calloc(p.flows, sizeof(*p.tx_off));
 		p.rx_off = calloc(p.flows, sizeof(*p.rx_off));
 		if (p.tx_off == NULL || p.rx_off == NULL)
 			return 1;
-		if (p.tso) {
+		/* TSO frames, and segments over one default mbuf (jumbo) */
+		if (p.tso || p.mss + tcp_hdrs(&p) > RTE_MBUF_DEFAULT_DATAROOM) {
 			p.big_pool = rte_pktmbuf_pool_create("peer_big", 2047, 32, 0,
 							     RTE_PKTMBUF_HEADROOM + 65000,
 							     rte_socket_id());
@@ -1048,9 +1066,10 @@ main(int argc, char **argv)
 	printf("{\"tx\":%" PRIu64 ",\"rx\":%" PRIu64 ",\"rx_bytes\":%" PRIu64 ",\"rx_bad\":%" PRIu64
 	       ",\"rx_dup\":%" PRIu64 ",\"rx_reorder\":%" PRIu64 ",\"rx_other\":%" PRIu64
 	       ",\"tx_fail_bursts\":%" PRIu64 ",\"tx_bytes\":%" PRIu64 ",\"seq_base\":%" PRIu64
-	       ",\"timed_out\":%s",
+	       ",\"timed_out\":%s,\"rx_max_len\":%" PRIu64 ",\"rx_multi_seg\":%" PRIu64,
 	       p.tx, p.rx, p.rx_bytes, p.rx_bad, p.rx_dup, p.rx_reorder, p.rx_other,
-	       p.tx_fail_bursts, p.tx_bytes, p.seq_base, p.timed_out ? "true" : "false");
+	       p.tx_fail_bursts, p.tx_bytes, p.seq_base, p.timed_out ? "true" : "false",
+	       p.rx_max_len, p.rx_multi_seg);
 	if (!p.tcp) {
 		printf(",\"rx_bad_why\":{");
 		for (int w = 0; w < BAD_COUNT; w++)
@@ -1076,10 +1095,8 @@ main(int argc, char **argv)
 		}
 		printf(",\"tx_payload\":%" PRIu64 ",\"rx_payload\":%" PRIu64
 		       ",\"flows_complete\":%" PRIu64 ",\"rx_gaps\":%" PRIu64 ",\"rx_dups\":%" PRIu64
-		       ",\"rx_bad_csum\":%" PRIu64 ",\"rx_max_len\":%" PRIu64
-		       ",\"rx_multi_seg\":%" PRIu64,
-		       tx_payload, p.rx_payload, complete, p.rx_gaps, p.rx_dups, p.rx_bad_csum,
-		       p.rx_max_len, p.rx_multi_seg);
+		       ",\"rx_bad_csum\":%" PRIu64,
+		       tx_payload, p.rx_payload, complete, p.rx_gaps, p.rx_dups, p.rx_bad_csum);
 	}
 	printf("}\n");
 	fflush(stdout);
