@@ -235,12 +235,14 @@ def build_initramfs(workdir, mb, init=None, v6=False, modules=(), binaries=(), u
 
 
 def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=(), queues=1,
-              vectors=0, ring=0):
+              vectors=0, ring=0, mtu=0, device=""):
     """QEMU on vhost-user socket sock (eth0 in the guest), and one more NIC
     (eth1, ...) on each of more_socks. queues > 1: eth0 multi-queue
     (vhost-user queues=N, virtio-net mq=on), with vectors MSI-X vectors
     (0: INTx, as below). ring: eth0's rx and tx queue sizes (0: QEMU's
-    256)."""
+    256). mtu: eth0's host_mtu (VIRTIO_NET_F_MTU: the guest's MTU, told to
+    vfwd with VHOST_USER_NET_SET_MTU). device: more virtio-net-pci
+    properties for eth0 ("packed=on,mrg_rxbuf=off")."""
     vmlinuz, _ = kernel()
     nics = []
     for i, path in enumerate(more_socks, 1):
@@ -258,9 +260,10 @@ def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=(), queu
                                                              if queues > 1 else ""),
             # vectors=0: QEMU 7.2 under TCG crashes setting up MSI-X for
             # vhost-user; romfile=: no iPXE, we boot a kernel directly
-            "-device", "virtio-net-pci,netdev=net0,vectors=%d,romfile=,mac=52:54:00:12:34:56%s%s"
+            "-device", "virtio-net-pci,netdev=net0,vectors=%d,romfile=,mac=52:54:00:12:34:56%s%s%s"
             % (vectors, ",mq=on" if queues > 1 else "",
-               ",rx_queue_size=%d,tx_queue_size=%d" % (ring, ring) if ring else ""),
+               ",rx_queue_size=%d,tx_queue_size=%d" % (ring, ring) if ring else "",
+               (",host_mtu=%d" % mtu if mtu else "") + ("," + device if device else "")),
             ] + nics + [
             "-kernel", vmlinuz, "-initrd", initrd,
             "-append", "console=ttyS0 panic=-1 quiet",

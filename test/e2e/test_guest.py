@@ -42,14 +42,29 @@ def nstat(ns):
     return data.get("kernel", data)
 
 
-def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=()):
-    """wire: "tap" (net_tap) or "pcap" (net_pcap on one end of a veth pair,
-    the host's TCP on the other: a PMD without MULTI_SEGS); extra: more
-    vfwd options."""
+# net_af_packet's ring slots for a jumbo MTU: the frame and the PMD's
+# header in one slot, one slot a block
+AF_PACKET_JUMBO = ",framesz=16384,blocksz=16384,framecnt=512"
+
+
+# virtio feature bits of the ring shapes (what the guest negotiated, as
+# vfwd reports it): a property QEMU was given must show in them
+RING_BITS = {"packed": 34, "mrg_rxbuf": 15, "event_idx": 29, "indirect_desc": 28}
+
+
+def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=(), mtu=0, shape=""):
+    """wire: "tap" (net_tap), "pcap" (net_pcap on one end of a veth pair,
+    the host's TCP on the other: a PMD without MULTI_SEGS) or "afpacket"
+    (net_af_packet on that veth); extra: more vfwd options. mtu: the
+    guest's (host_mtu), vfwd's (--mtu) and the far end's MTU (0: 1500).
+    shape: the guest's ring properties ("packed=on,mrg_rxbuf=off"; split
+    rings with mergeable rx buffers, event index and indirect descriptors
+    when not given)."""
     check(guest.have_guest_tools(), "qemu-system-x86_64, busybox, cpio or a kernel missing "
           "(usertools/setup.sh installs them)")
-    tag = ("gro" if gro else "nogro") + ("6" if v6 else "") + ("pcap" if wire == "pcap" else "") \
-        + ("x" if extra else "")
+    tag = ("gro" if gro else "nogro") + ("6" if v6 else "") + \
+        {"tap": "", "pcap": "pcap", "afpacket": "afp"}[wire] + ("x" if extra else "") + \
+        ("j" if mtu else "") + "".join(kv[0] for kv in shape.split(",") if kv)
     host_ip = guest.HOST_IP6 if v6 else guest.HOST_IP
     with Env("guest-" + tag) as env:
         ns = "vfwdt-g%s-%d" % (tag, RUN_PID)
@@ -59,7 +74,7 @@ def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=()):
         initrd = guest.build_initramfs(env.dir, MB, v6=v6)
         vdevs = ["net_vhost0,iface=%s,tso=1" % sock, "net_tap0,iface=%s" % tap]
         ip = ["ip", "-n", ns]
-        if wire == "pcap":
+        if wire in ("pcap", "afpacket"):
             # the host's end (tap) is a veth: no offloads, so what libpcap
             # hands vfwd is whole, checksummed MTU-sized frames
             subprocess.run(ip + ["link", "add", tap + "p", "type", "veth", "peer", "name", tap],
@@ -69,14 +84,19 @@ def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=()):
                 subprocess.run(["ip", "netns", "exec", ns, "ethtool", "-K", dev, "tx", "off",
                                 "tso", "off", "gso", "off", "gro", "off"],
                                check=True, capture_output=True)
-            vdevs[1] = "net_pcap0,iface=%s" % (tap + "p")
+            vdevs[1] = ("net_pcap0,iface=%s" % (tap + "p") if wire == "pcap" else
+                        "net_af_packet0,iface=%s%s" % (tap + "p", AF_PACKET_JUMBO if mtu else ""))
+            if mtu:
+                # vfwd's end takes the MTU from --mtu (net_af_packet: the
+                # kernel's); the host's end here
+                subprocess.run(ip + ["link", "set", tap, "mtu", str(mtu)], check=True)
         if forwarder == "testpmd":
             vf = env.testpmd(vdevs, ["--forward-mode=io", "--nb-cores=1", "--stats-period", "1"],
                              lcores="0@0,1@1", name="fwd-testpmd", netns=ns)
             vf.wait_output("Port 1:", 30)
         else:
             args = ["--stats-format", "json", "--stats-period", "1"] + (["--gro"] if gro else []) \
-                + list(extra)
+                + (["--mtu", str(mtu)] if mtu else []) + list(extra)
             vf = env.vfwd(vdevs, args, netns=ns)
             vf.wait_output("forwarding", 30)
         guest.tap_up(ns, tap, v6)
@@ -84,7 +104,7 @@ def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=()):
         before = nstat(ns)
         host = Proc(env, "host", ["ip", "netns", "exec", ns, "python3", "-c", guest.HOST_SIDE,
                                   str(MB << 20), host_ip, "300"])
-        vm = Proc(env, "qemu", guest.qemu_argv(sock, initrd))
+        vm = Proc(env, "qemu", guest.qemu_argv(sock, initrd, mtu=mtu, device=shape))
         try:
             vm.wait_output("GUEST-DONE", 120 if forwarder == "testpmd" else 400)
         except TestFailure as e:
@@ -127,6 +147,34 @@ def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=()):
         check(wire_port["tx_multi_seg"] == (wire != "pcap"),
               "wire port %s: tx_multi_seg %s" % (wire_port["name"], wire_port["tx_multi_seg"]))
         check(v2w["drop_bad_gso"] == 0 and v2w["drop_bad_csum"] == 0, "bad guest frames: %s" % v2w)
+        want = dict(kv.split("=") for kv in shape.split(",") if kv)
+        features = [p["guest_features"] for p in vm_port if p["guest_features"]]
+        check(features, "no guest features reported")
+        for prop, bit in RING_BITS.items():
+            on = want.get(prop, "off" if prop == "packed" else "on") == "on"
+            check(bool(features[-1] >> bit & 1) == on, "guest features %#x: %s %s"
+                  % (features[-1], prop, "on" if on else "off"))
+        if "napi" in extra:
+            # it slept, woken by the guest's kicks (and the tap's fd),
+            # never in naps; tx went in held batches
+            lc = final["lcores"][0]
+            check(lc["sleeps"] > 0 and lc["wakeups_kick"] > 0 and lc["nap_queues"] == 0,
+                  "napi: %s" % {k: lc[k] for k in ("sleeps", "nap_queues", "wakeups_intr",
+                                                   "wakeups_kick")})
+        if "--tx-batch" in extra:
+            for name, d in (("vm_to_wire", v2w), ("wire_to_vm", w2v)):
+                check(d["tx_flush_full"] + d["tx_flush_timer"] + d["tx_flush_empty"] > 0,
+                      "%s: no held batch sent: %s" % (name, d))
+        if mtu:
+            # the guest told its MTU; every frame fit the ports' MTU, and
+            # the frames were jumbo ones: at 1500 none holds 3000 bytes
+            check(any(p["guest_mtu"] == mtu for p in vm_port) and
+                  all(p["mtu"] == mtu for p in vm_port) and wire_port["mtu"] == mtu,
+                  "MTUs: vm %s, wire %s" % (vm_port[-1], wire_port))
+            for name, d in (("vm_to_wire", v2w), ("wire_to_vm", w2v)):
+                check(d["drop_oversize"] == 0 and d["tx_bytes"] > 3000 * d["tx_pkts"] / 2,
+                      "%s: %d oversize, %d B in %d frames" % (name, d["drop_oversize"],
+                                                            d["tx_bytes"], d["tx_pkts"]))
         if not gro:
             check(w2v["gro_in"] == 0, "GRO ran while off")
         elif v6 and "dpdk" in extra:
@@ -477,6 +525,43 @@ def test_guest_tcp_ipv6_with_librte_gro():
     """The same with librte_gro's engine: no IPv6 in 22.11, the segments
     pass unmerged, GRO on all the same."""
     transfer(True, v6=True, extra=["--gro-engine", "dpdk"])
+
+
+def test_guest_jumbo_9000_through_af_packet():
+    """host_mtu=9000: the guest, vfwd (--mtu 9000) and the far end (a veth
+    behind net_af_packet: 22.11's net_tap takes no MTU over 1504) at 9000,
+    TCP both ways: the guest's TSO frames cut into 8960-byte segments,
+    the far end's 9000-byte segments to the guest unmerged."""
+    transfer(False, wire="afpacket", mtu=9000)
+
+
+def test_guest_jumbo_9000_ipv6_with_gro():
+    """The same over IPv6 with GRO: 8940-byte segments merged into GSO
+    frames the guest takes."""
+    transfer(True, v6=True, wire="afpacket", mtu=9000)
+
+
+def test_guest_packed_ring_with_gro():
+    """Packed virtqueues (VIRTIO_F_RING_PACKED) both ways, GRO merging
+    toward the guest."""
+    transfer(True, shape="packed=on")
+
+
+def test_guest_packed_ring_napi_tx_batching():
+    """Packed virtqueues, the worker asleep when idle (napi): the guest's
+    kicks reach it through the packed ring's event suppression, tx held
+    for batches of 16."""
+    transfer(False, shape="packed=on", extra=["--rx-mode", "napi", "--tx-batch", "16"])
+
+
+def test_guest_without_mergeable_rx_buffers():
+    """mrg_rxbuf=off: the guest posts one big chain per frame (it took
+    GUEST_TSO4: 64 KB ones); GRO's merged frames must fit one."""
+    transfer(True, shape="mrg_rxbuf=off")
+
+
+def test_guest_without_event_index_or_indirect_descriptors():
+    transfer(True, shape="event_idx=off,indirect_desc=off")
 
 
 def test_guest_tcp_with_gro():
