@@ -334,6 +334,9 @@ on_link_change(uint16_t port, enum rte_eth_event_type type __rte_unused, void *a
 		 * VHOST_USER_NET_SET_MTU; the guest's MTU unless --mtu says */
 		if (vid < 0 || rte_vhost_get_mtu(vid, &mtu) != 0)
 			mtu = 0;
+		/* the vhost library takes up to 65535: max_frame must not wrap */
+		if (mtu > VFWD_MTU_MAX)
+			mtu = VFWD_MTU_MAX;
 		st->guest_mtu = mtu;
 		if (vid < 0 || rte_vhost_get_negotiated_features(vid, &features) != 0)
 			features = 0;
