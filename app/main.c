@@ -347,8 +347,12 @@ main(int argc, char **argv)
 	memset(&app, 0, sizeof(app));
 	pthread_mutex_init(&app.lock, NULL);
 	app.quit_signal = &quit_signal;
-	/* reports are read live by people and scripts, through pipes too */
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* reports are read live by people and scripts, through pipes too;
+	 * a buffer that holds a whole JSON report makes each line one write,
+	 * which another writer to the same terminal (a log line from the
+	 * vhost thread) cannot split (the default, st_blksize, is 1 KiB on a
+	 * pty) */
+	setvbuf(stdout, NULL, _IOLBF, 1 << 18);
 	eal_argc = split_args(argc, argv, &app_argc, &app_argv);
 	if (vfwd_options_parse(app_argc, app_argv, &app.opt, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dpdk-vfwd: error: %s\n", err);

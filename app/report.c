@@ -545,10 +545,13 @@ vfwd_report(struct vfwd_app *app, struct vfwd_stats_view *view, bool final, bool
 		return;
 	r.final = final;
 	report_take(app, view, &r);
+	/* the whole report at once: the stats and CLI threads both print */
+	flockfile(stdout);
 	if (json)
 		report_json(app, &r);
 	else
 		report_text(app, &r);
+	funlockfile(stdout);
 	report_done(app, view, &r);
 	free(arr_);
 }
@@ -565,6 +568,7 @@ show_since_last(struct vfwd_app *app, bool json,
 	if (arr_ == NULL)
 		return;
 	report_take(app, &app->show_view, &r);
+	flockfile(stdout);
 	if (json) {
 		printf("{\"t\":%.3f,\"period_s\":%.3f,", r.elapsed, r.secs);
 		json_body(app, &r);
@@ -573,6 +577,7 @@ show_since_last(struct vfwd_app *app, bool json,
 		text(app, &r);
 	}
 	fflush(stdout);
+	funlockfile(stdout);
 	report_done(app, &app->show_view, &r);
 	free(arr_);
 }
@@ -627,6 +632,7 @@ vfwd_show_port_stats(struct vfwd_app *app, int want, bool json)
 	uint64_t tsc = rte_rdtsc();
 	bool first = true;
 
+	flockfile(stdout);
 	if (json)
 		printf("{\"ports\":[");
 	for (uint16_t i = 0; i < app->nb_ports; i++) {
@@ -673,6 +679,7 @@ vfwd_show_port_stats(struct vfwd_app *app, int want, bool json)
 	if (json)
 		printf("]}\n");
 	fflush(stdout);
+	funlockfile(stdout);
 }
 
 static void

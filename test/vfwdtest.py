@@ -418,7 +418,10 @@ class PtyProc:
         for line in complete_lines(self.screen()):
             line = line.strip().replace("vfwd> ", "")
             if line.startswith("{"):
-                objs.append(json.loads(line))
+                try:
+                    objs.append(json.loads(line))
+                except ValueError as e:
+                    raise TestFailure("%s: bad JSON line (%s): %s" % (self.name, e, line))
         return objs
 
 
