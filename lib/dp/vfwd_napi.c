@@ -107,12 +107,18 @@ disarm(struct vfwd_worker *w, const bool *armed)
 }
 
 /* Whether any rx queue has packets: rx_queue_count where the driver has
- * it, else assume so (a round of polling settles it). */
+ * it, else assume so (a round of polling settles it). A port whose link
+ * is down has none (net_vhost without a guest logs each call it gets). */
 static bool
 queues_busy(const struct vfwd_worker *w)
 {
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
-		int c = rte_eth_rx_queue_count(w->streams[i].s.rx_port, w->streams[i].s.rx_queue);
+		const struct vfwd_stream *s = &w->streams[i].s;
+		int c;
+
+		if (!w->port_state[s->rx_port].link_up)
+			continue;
+		c = rte_eth_rx_queue_count(s->rx_port, s->rx_queue);
 
 		if (c != 0 && c != -ENOTSUP)
 			return true;
