@@ -243,6 +243,10 @@ setup_ports(struct vfwd_app *app)
 			return ret;
 		}
 		app->port_started[port] = true;
+		if (app->port_state[port].mtu_not_set)
+			printf("note: port %u (%s): its PMD sets no MTU: vfwd sends it frames up to "
+			       "--mtu %u, what lies behind it may take less\n",
+			       port, port_name(port), app->opt.mtu);
 		if (app->port_state[port].withheld_features & (1ULL << VFWD_VIRTIO_NET_F_HOST_UFO))
 			printf("note: port %u (%s): HOST_UFO not offered to the guest (vfwd does not "
 			       "fragment UDP)\n", port, port_name(port));

@@ -774,7 +774,10 @@ vfwd_show_port_info(struct vfwd_app *app, int want, bool json)
 			}
 			if (st->guest_mtu)
 				printf("  guest announced MTU %u%s\n", st->guest_mtu,
-				       st->mtu_given && st->guest_mtu != mtu ? " (--mtu rules)" : "");
+				       st->mtu_given && st->guest_mtu > st->mtu_given
+					       ? " (--mtu, the smaller, rules)"
+					       : st->mtu_given && st->guest_mtu < st->mtu_given
+					       ? " (smaller than --mtu: it rules toward the guest)" : "");
 			printf("  not offered to the guest: %s%s\n",
 			       st->withheld_features & (1ULL << VFWD_VIRTIO_NET_F_HOST_UFO) ? "HOST_UFO" : "nothing",
 			       st->guest_ufo ? " (but it negotiated HOST_UFO before vfwd could "

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <net/if.h>
 #include <rte_common.h>
 
 #include "vfwd.h"
@@ -63,12 +64,20 @@ struct vfwd_port_state {
 	/* vhost: virtio-net features vfwd does not offer the guest, because
 	 * no wire port can carry what they let it send (VFWD_VHOST_WITHHELD) */
 	uint64_t withheld_features;
-	/* MTU + Ethernet header: set at init; for a vhost port without
-	 * --mtu, rewritten by the vhost thread at each connection to what the
-	 * guest announced (VHOST_USER_NET_SET_MTU; 1500 if it did not) and
-	 * read by the worker sending to it */
+	/* MTU + Ethernet header: set at init (--mtu, or the port's own); for
+	 * a vhost port rewritten by the vhost thread at each connection to
+	 * the smaller of --mtu and what the guest announced
+	 * (VHOST_USER_NET_SET_MTU; 1500 if neither says), and read by the
+	 * worker sending to it */
 	volatile uint16_t max_frame;
-	bool mtu_given;    /* --mtu set it: a guest's announcement does not */
+	uint16_t mtu_given; /* --mtu, 0 for none (set at init) */
+	/* --mtu given, but the PMD sets none (set_mtu: -ENOTSUP, net_pcap):
+	 * vfwd sends it frames up to --mtu all the same (set at init) */
+	bool mtu_not_set;
+	/* net_af_packet: the kernel interface's MTU before --mtu changed it,
+	 * put back at teardown (0: unchanged) */
+	uint16_t kernel_mtu_before;
+	char kernel_ifname[IF_NAMESIZE + 1];
 	/* vhost: the MTU the guest announced at its last connection, 0 for
 	 * none (vhost thread; control reports a mismatch) */
 	volatile uint16_t guest_mtu;

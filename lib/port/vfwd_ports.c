@@ -290,11 +290,12 @@ vfwd_port_mtu_caps(uint16_t port, uint16_t mtu, uint32_t data_room,
 	return -EINVAL;
 }
 
-/* The MTU of a kernel interface (net_af_packet's). */
+/* The MTU of a kernel interface (net_af_packet's): SIOCSIFMTU sets it
+ * from *mtu, SIOCGIFMTU reads it into *mtu. */
 static int
-kernel_set_mtu(const char *ifname, uint16_t mtu)
+kernel_mtu(const char *ifname, unsigned long req, uint16_t *mtu)
 {
-	struct ifreq ifr = {.ifr_mtu = mtu};
+	struct ifreq ifr = {.ifr_mtu = *mtu};
 	int s = socket(AF_INET, SOCK_DGRAM, 0), ret = 0;
 
 	if (s < 0)
@@ -304,10 +305,22 @@ kernel_set_mtu(const char *ifname, uint16_t mtu)
 		return -ENAMETOOLONG;
 	}
 	strcpy(ifr.ifr_name, ifname);
-	if (ioctl(s, SIOCSIFMTU, &ifr) != 0)
+	if (ioctl(s, req, &ifr) != 0)
 		ret = -errno;
+	else if (req == SIOCGIFMTU)
+		*mtu = (uint16_t)ifr.ifr_mtu;
 	close(s);
 	return ret;
+}
+
+/* What --mtu changed on the kernel's side, put back (at teardown: the
+ * interface outlives vfwd). */
+static void
+kernel_mtu_restore(struct vfwd_port_state *st)
+{
+	if (st->kernel_mtu_before != 0)
+		kernel_mtu(st->kernel_ifname, SIOCSIFMTU, &st->kernel_mtu_before);
+	st->kernel_mtu_before = 0;
 }
 
 /* vhost thread: the guest connected or went away. */
@@ -341,8 +354,10 @@ on_link_change(uint16_t port, enum rte_eth_event_type type __rte_unused, void *a
 		if (vid < 0 || rte_vhost_get_negotiated_features(vid, &features) != 0)
 			features = 0;
 		st->guest_features = features;
-		if (!st->mtu_given)
-			st->max_frame = (mtu ? mtu : RTE_ETHER_MTU) + RTE_ETHER_HDR_LEN;
+		/* neither side may be sent more than it said it takes */
+		if (st->mtu_given)
+			mtu = mtu ? RTE_MIN(mtu, st->mtu_given) : st->mtu_given;
+		st->max_frame = (mtu ? mtu : RTE_ETHER_MTU) + RTE_ETHER_HDR_LEN;
 		st->guest_gso = guest_takes_gso(port);
 		st->guest_ufo = guest_has(port, VFWD_VIRTIO_NET_F_HOST_UFO);
 		st->conn_gen++; /* new vrings, new interrupt eventfds */
@@ -473,7 +488,7 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 		if (mtu == 0 && rte_eth_dev_get_mtu(port, &mtu) != 0)
 			mtu = RTE_ETHER_MTU;
 		st->max_frame = mtu + RTE_ETHER_HDR_LEN;
-		st->mtu_given = conf->mtu != 0;
+		st->mtu_given = conf->mtu;
 	}
 
 	/* Register before configure: net_vhost opens its socket there and a
@@ -505,14 +520,21 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	 * kernel side (configure only records the MTU) */
 	if (conf->mtu && way == MTU_ETHDEV) {
 		ret = rte_eth_dev_set_mtu(port, conf->mtu);
-		if (ret == -ENOTSUP)
+		if (ret == -ENOTSUP) {
+			st->mtu_not_set = true; /* the caller says so */
 			ret = 0;
+		}
 	} else if (conf->mtu && way == MTU_KERNEL) {
-		char ifname[IF_NAMESIZE + 1];
+		uint16_t before = 0, mtu = conf->mtu;
 
-		ret = vfwd_port_iface(port, ifname, sizeof(ifname), NULL);
+		ret = vfwd_port_iface(port, st->kernel_ifname, sizeof(st->kernel_ifname), NULL);
 		if (ret == 0)
-			ret = kernel_set_mtu(ifname, conf->mtu);
+			ret = kernel_mtu(st->kernel_ifname, SIOCGIFMTU, &before);
+		if (ret == 0 && before != mtu) {
+			ret = kernel_mtu(st->kernel_ifname, SIOCSIFMTU, &mtu);
+			if (ret == 0)
+				st->kernel_mtu_before = before;
+		}
 	}
 	if (ret != 0)
 		goto fail_close;
@@ -552,6 +574,7 @@ fail_close:
 		unregister_events(port, st);
 	rte_eth_dev_stop(port);
 	rte_eth_dev_close(port);
+	kernel_mtu_restore(st);
 	return ret < 0 ? ret : -EIO;
 fail_events:
 	if (st->is_vhost)
@@ -566,4 +589,5 @@ vfwd_port_teardown(uint16_t port, struct vfwd_port_state *st)
 	if (st->is_vhost)
 		unregister_events(port, st);
 	rte_eth_dev_close(port);
+	kernel_mtu_restore(st);
 }
