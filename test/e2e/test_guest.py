@@ -26,7 +26,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from vfwdtest import Env, Proc, RUN_PID, TestFailure, check, link_name  # noqa: E402
+from vfwdtest import Env, Proc, RUN_PID, TestFailure, check, link_name, telemetry  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guest  # noqa: E402
@@ -343,12 +343,12 @@ def tap_stats(ns, tap):
     return out
 
 
-def multi_queue(workers):
-    """A guest with a 2-queue virtio-net on vfwd (net_vhost queues=2,
-    --rxq 2), a 2-queue net_tap in a namespace as the wire, with workers
-    worker lcores: 2, each polls one queue pair's both directions; 1, it
-    polls both. guest.MQ_INIT sets 2 channels (test/guest/ethq.c) and runs
-    MQ_FLOWS TCP flows each way at once against guest.HOST_MQ_SIDE. Every
+def multi_queue(workers, queues=MQ_QUEUES, flows=MQ_FLOWS, kb=MQ_KB):
+    """A guest with a multi-queue virtio-net on vfwd (net_vhost queues=N,
+    --rxq N), an N-queue net_tap in a namespace as the wire, with workers
+    worker lcores, each polling its share of the queue pairs (both
+    directions). guest.MQ_INIT sets N channels (test/guest/ethq.c) and runs
+    flows TCP flows each way at once against guest.HOST_MQ_SIDE. Every
     flow arrives whole (sha256); each queue carried traffic both ways; a
     frame is counted the same at each step, per queue: the guest's
     virtio_net counters (ethq stats), vfwd's streams, its ports' rxq/txq
@@ -357,7 +357,7 @@ def multi_queue(workers):
     frame is one frame all the way."""
     check(guest.have_guest_tools(), "qemu-system-x86_64, busybox, cpio or a kernel missing "
           "(usertools/setup.sh installs them)")
-    tag = "mq%d" % workers
+    tag = "mq%dq%d" % (workers, queues)
     with Env("guest-" + tag) as env:
         ns = "vfwdt-g%s-%d" % (tag, RUN_PID)
         tap = link_name("q")
@@ -365,13 +365,12 @@ def multi_queue(workers):
         sock = env.path("vh.sock")
         ethq = guest.build_helper(env.dir, "ethq")
         initrd = guest.build_initramfs(env.dir, 0, init=guest.MQ_INIT, binaries=[ethq],
-                                       params={"queues": MQ_QUEUES, "flows": MQ_FLOWS,
-                                               "kb": MQ_KB})
-        vdevs = ["net_vhost0,iface=%s,tso=1,queues=%d" % (sock, MQ_QUEUES),
+                                       params={"queues": queues, "flows": flows, "kb": kb})
+        vdevs = ["net_vhost0,iface=%s,tso=1,queues=%d" % (sock, queues),
                  "net_tap0,iface=%s" % tap]
         # the main lcore on CPU 0 (beside QEMU), the workers on CPU 1
         lcores = "0@0," + ",".join("%d@1" % (w + 1) for w in range(workers))
-        vf = env.vfwd(vdevs, ["--rxq", str(MQ_QUEUES), "--stats-format", "json",
+        vf = env.vfwd(vdevs, ["--rxq", str(queues), "--stats-format", "json",
                               "--stats-period", "1"], lcores=lcores, netns=ns)
         vf.wait_output("forwarding", 30)
         ip = ["ip", "-n", ns]
@@ -383,9 +382,9 @@ def multi_queue(workers):
         subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-qw",
                         "net.ipv6.conf.%s.disable_ipv6=1" % tap], check=True)
         host = Proc(env, "host", ["ip", "netns", "exec", ns, "python3", "-c", guest.HOST_MQ_SIDE,
-                                  str(MQ_KB << 10), guest.HOST_IP, str(MQ_FLOWS), "300"])
+                                  str(kb << 10), guest.HOST_IP, str(flows), "300"])
         host.wait_output("HOST-LISTENING", 20)
-        vm = Proc(env, "qemu", guest.qemu_argv(sock, initrd, queues=MQ_QUEUES,
+        vm = Proc(env, "qemu", guest.qemu_argv(sock, initrd, queues=queues,
                                                vectors=MQ_VECTORS))
         try:
             vm.wait_output("GUEST-DONE", 300)
@@ -394,16 +393,18 @@ def multi_queue(workers):
         vm.wait(60)
         host.wait(30)
         tap_after = tap_stats(ns, tap)  # while vfwd (and so the tap) still exists
+        # each stream as telemetry shows it (the guest is gone: final)
+        tel = telemetry(env, env.prefixes[-1], ["/vfwd/pairs,0"])["/vfwd/pairs"]
         rc = vf.stop(20)
         check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
 
         console, hostout = vm.out(), host.out()
         check("GUEST-ERROR" not in console, "guest: " + console[-2000:])
         # the driver enabled one pair (one vCPU); ethq made it 2
-        check("GUEST-ETHQ-CHANNELS max %d combined %d" % (MQ_QUEUES, MQ_QUEUES) in console,
+        check("GUEST-ETHQ-CHANNELS max %d combined %d" % (queues, queues) in console,
               "guest channels: %s" % re.findall(r"GUEST-\S*CHANNELS.*", console))
-        size = MQ_KB << 10
-        for i in range(MQ_FLOWS):
+        size = kb << 10
+        for i in range(flows):
             g_out = re.search(r"GUEST-OUT-SHA %d (\w+)" % i, console)
             g_in = re.search(r"GUEST-IN-SHA %d (\w+) +(\d+)" % i, console)
             h_in = re.search(r"HOST-IN-SHA %d (\w+) (\d+)" % i, hostout)
@@ -421,14 +422,19 @@ def multi_queue(workers):
         final = vf.last_json()
         check("streams" in final, "vfwd's report has no streams (per-queue counts)")
         streams = {(st["dir"], st["queue"]): st for st in final["streams"]}
-        check(len(final["streams"]) == 2 * MQ_QUEUES and
+        check(len(final["streams"]) == 2 * queues and
               set(streams) == {(d, q) for d in ("vm_to_wire", "wire_to_vm")
-                               for q in range(MQ_QUEUES)},
+                               for q in range(queues)},
               "streams: %s" % final["streams"])
         vm_port = [pt for pt in final["ports"] if pt["role"] == "vm"][0]
         wire = [pt for pt in final["ports"] if pt["role"] == "wire"][0]
-        for q in range(MQ_QUEUES):
+        for q in range(queues):
             v2w, w2v = streams[("vm_to_wire", q)], streams[("wire_to_vm", q)]
+            for d, st in (("vm_to_wire", v2w), ("wire_to_vm", w2v)):
+                for k in ("rx_pkts", "tx_pkts", "drops"):
+                    check(tel.get("q%d/%s/%s" % (q, d, k)) == st[k],
+                          "queue %d %s %s: telemetry %s, report %s"
+                          % (q, d, k, tel.get("q%d/%s/%s" % (q, d, k)), st[k]))
             # each queue carried the flows both ways (TSO frames from the
             # guest are few: 10 is well below what one flow's ACKs make)
             for st in (v2w, w2v):
@@ -469,17 +475,23 @@ def multi_queue(workers):
                   "%s drops: %s" % (name, d))
         check(dirs["vm_to_wire"]["gso_frames"] > 0, "the guest sent no TSO frames")
         secs = int(re.search(r"GUEST-XFER-CS (\d+)", console).group(1)) / 100.0
-        print("     %d worker(s), %d TCP flows x %d KiB each way in %.1f s, sha256 equal; "
+        print("     %d worker(s), %d queue pairs, %d TCP flows x %d KiB each way in %.1f s, sha256 equal; "
               "per queue vm->wire %s frames, wire->vm %s (the guest's counters agree); "
               "%d tx_full toward the guest, tap tx_dropped %d"
-              % (workers, MQ_FLOWS, MQ_KB, secs,
-                 "/".join(str(streams[("vm_to_wire", q)]["rx_pkts"]) for q in range(MQ_QUEUES)),
-                 "/".join(str(streams[("wire_to_vm", q)]["tx_pkts"]) for q in range(MQ_QUEUES)),
+              % (workers, queues, flows, kb, secs,
+                 "/".join(str(streams[("vm_to_wire", q)]["rx_pkts"]) for q in range(queues)),
+                 "/".join(str(streams[("wire_to_vm", q)]["tx_pkts"]) for q in range(queues)),
                  dirs["wire_to_vm"]["drop_tx_full"], tap_after["tx_dropped"]))
 
 
 def test_guest_multi_queue_two_workers():
     multi_queue(2)
+
+
+def test_guest_four_queue_pairs_two_workers():
+    """4 queue pairs, 2 workers (2 pairs each): 32 flows each way, so that
+    the flows' random hashes leave no queue without one (4 x (3/4)^32)."""
+    multi_queue(2, queues=4, flows=32, kb=128)
 
 
 def test_guest_multi_queue_one_worker():
