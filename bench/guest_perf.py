@@ -224,7 +224,7 @@ class Session:
     """One forwarder (kind: vfwd or testpmd-csum-gro) and one guest booted
     on it, in env, on the CPUs of cpu_plan(cpus)."""
 
-    def __init__(self, env, kind, cpus, accel_kind="tcg", v6=False, base_args=()):
+    def __init__(self, env, kind, cpus, accel_kind="tcg", v6=False, base_args=(), ring=""):
         check(kind in FORWARDERS, "guest cells: no forwarder %s (have %s)" % (kind, FORWARDERS))
         self.env, self.kind, self.v6 = env, kind, v6
         self.cpu_host, self.cpu_guest, self.cpu_fwd = cpu_plan(cpus)
@@ -261,7 +261,7 @@ class Session:
         self.tel = Telemetry(self.prefix)
         guest.tap_up(self.ns, self.tap, v6)
         self.guest_ip = guest.GUEST_IP6 if v6 else guest.GUEST_IP
-        argv = guest.qemu_argv(sock, initramfs(v6), cpu=self.cpu_guest, ring=RING)
+        argv = guest.qemu_argv(sock, initramfs(v6), cpu=self.cpu_guest, ring=RING, device=ring)
         self.accel = accel_kind
         if accel_kind == "kvm":
             argv[argv.index("tcg")] = "kvm"
@@ -390,6 +390,7 @@ class Session:
         m["g_irq_frame"] = irq / (rx + tx) if rx + tx else None
         if mb:
             m["g_rx_mb"], m["g_tx_mb"] = rx / mb, tx / mb
+            m["g_irq_mb"] = irq / mb
             hz = 100.0  # USER_HZ
             m["g_sirq_mb"] = 1000.0 * (d[5] + d[6]) / hz / mb
             m["g_cpu_mb"] = 1000.0 * (total - d[3] - d[4] - d[7]) / hz / mb

@@ -86,6 +86,7 @@ METRICS = {
     "g_tx_mb": ("guest tx frames/MB", "%.0f"),
     "g_irq_s": ("guest irqs/s", "%.0f"),
     "g_irq_frame": ("guest irqs/frame", "%.3f"),
+    "g_irq_mb": ("guest irqs/MB", "%.0f"),
     "g_cpu": ("guest CPU usr/sys/softirq %", None),
     "g_sirq_mb": ("guest softirq ms/MB", "%.2f"),
     "g_cpu_mb": ("guest CPU ms/MB", "%.1f"),
@@ -152,22 +153,28 @@ def knob_args(knobs):
 
 
 def variants(s, baselines=True):
-    """(name, forwarder, vfwd knobs) for each column of the scenario."""
+    """(name, forwarder, vfwd knobs, guest ring) for each column of the
+    scenario; ring: the guest's virtio-net properties ([guest] variants'
+    ring = "packed=on,mrg_rxbuf=off"; "" for QEMU's defaults)."""
     out = []
     if "variants" in s:
         for v in s["variants"]:
-            out.append((v["name"], "vfwd", v.get("vfwd", {})))
+            check(set(v) <= {"name", "vfwd", "ring"}, "%s: variant %s: unknown keys %s"
+                  % (s["id"], v.get("name"), sorted(set(v) - {"name", "vfwd", "ring"})))
+            check(not v.get("ring") or s.get("topology") == "guest",
+                  "%s: variant %s: ring is for [guest] variants" % (s["id"], v.get("name")))
+            out.append((v["name"], "vfwd", v.get("vfwd", {}), v.get("ring", "")))
     else:
         ax = axes(s.get("vfwd", {}))
         keys = list(ax)
         for combo in itertools.product(*[ax[k] for k in keys]):
             knobs = dict(zip(keys, combo))
             name = ",".join("%s=%s" % kv for kv in knobs.items()) or "vfwd"
-            out.append((name, "vfwd", knobs))
+            out.append((name, "vfwd", knobs, ""))
     if baselines:
         for b in s.get("baselines", []):
             check(b in BASELINES, "%s: unknown baseline %s" % (s["id"], b))
-            out.append((b, b, {}))
+            out.append((b, b, {}, ""))
     return out
 
 
@@ -177,9 +184,9 @@ def cells(s, baselines=True):
     out = []
     for combo in itertools.product(*[tr[k] for k in keys]):
         point = dict(zip(keys, combo))
-        for name, fwd, knobs in variants(s, baselines):
+        for name, fwd, knobs, ring in variants(s, baselines):
             out.append({"scenario": s["id"], "point": point, "variant": name, "fwd": fwd,
-                        "knobs": knobs, "vfwd_args": knob_args(knobs),
+                        "knobs": knobs, "vfwd_args": knob_args(knobs), "ring": ring,
                         "vm_ring": s.get("vm_ring"),
                         "topology": s.get("topology", "vhost-memif")})
     return out
@@ -423,12 +430,13 @@ def first_line(e):
 
 
 def guest_sessions(order):
-    """The guest cells of order grouped by (scenario, forwarder): one
-    session (a forwarder and a guest boot) runs each group."""
+    """The guest cells of order grouped by (scenario, forwarder, the
+    guest's ring): one session (a forwarder and a guest boot) runs each
+    group."""
     groups = {}
     for c in order:
         if c["topology"] == "guest":
-            groups.setdefault((c["scenario"], c["fwd"]), []).append(c)
+            groups.setdefault((c["scenario"], c["fwd"], c.get("ring", "")), []).append(c)
     return list(groups.values())
 
 
@@ -442,7 +450,8 @@ def run_guest_session(cells_, rnd, secs, cpus, accel):
     tag = re.sub(r"[^a-z0-9]+", "-", ("%s-%s" % (cells_[0]["scenario"], cells_[0]["fwd"])).lower())
     try:
         with Env("perfg-" + tag[:30]) as env:
-            sess = guest_perf.Session(env, cells_[0]["fwd"], cpus, accel)
+            sess = guest_perf.Session(env, cells_[0]["fwd"], cpus, accel,
+                                      ring=cells_[0].get("ring", ""))
             for c in turn:
                 try:
                     m = sess.run_cell(c, scope, secs)
