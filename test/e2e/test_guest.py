@@ -553,6 +553,69 @@ def test_guest_jumbo_9000_ipv6_with_gro():
     transfer(True, v6=True, wire="afpacket", mtu=9000)
 
 
+# A guest that only stays up (the host does the talking)
+IDLE_INIT = guest.BOOT + guest.MODULES_UP + """ip addr add %(guest)s/24 dev eth0
+ip link set eth0 up
+echo "GUEST-READY"
+sleep 120
+poweroff -f
+"""
+BIG_PINGS = 5
+
+
+def test_guest_mtu_below_vfwds_rules_toward_it():
+    """--mtu 9000 and the wire at 9000 (an af_packet veth), but a guest that
+    announced 1500 (host_mtu=1500): toward it the smaller rules. The host's
+    8000-byte pings (DF off: one 8042-byte frame each) are dropped before
+    the guest, each counted oversize; its 100-byte ones are answered."""
+    check(guest.have_guest_tools(), "qemu-system-x86_64, busybox, cpio or a kernel missing "
+          "(usertools/setup.sh installs them)")
+    with Env("guest-mtumin") as env:
+        ns = "vfwdt-gmtumin-%d" % RUN_PID
+        tap = link_name("u")
+        env.add_netns(ns)
+        ip = ["ip", "-n", ns]
+        subprocess.run(ip + ["link", "add", tap + "p", "type", "veth", "peer", "name", tap],
+                       check=True)
+        subprocess.run(ip + ["link", "set", tap + "p", "up"], check=True)
+        subprocess.run(ip + ["link", "set", tap, "mtu", "9000"], check=True)
+        sock = env.path("vh.sock")
+        initrd = guest.build_initramfs(env.dir, 0, init=IDLE_INIT)
+        vf = env.vfwd(["net_vhost0,iface=%s,tso=1" % sock,
+                       "net_af_packet0,iface=%s%s" % (tap + "p", AF_PACKET_JUMBO)],
+                      ["--mtu", "9000", "--stats-format", "json", "--stats-period", "1"],
+                      netns=ns)
+        vf.wait_output("forwarding", 30)
+        guest.tap_up(ns, tap, False)
+        subprocess.run(ip + ["link", "set", "lo", "up"], check=True)
+        vm = Proc(env, "qemu", guest.qemu_argv(sock, initrd, mtu=1500))
+        vm.wait_output("GUEST-READY", 240)
+        ping = ["ip", "netns", "exec", ns, "ping", "-i", "0.2", "-W", "2", guest.GUEST_IP]
+        small = subprocess.run(ping + ["-c", "5", "-s", "100"], capture_output=True, text=True,
+                               timeout=60)
+        check(" 5 received" in small.stdout, "small pings: %s" % small.stdout[-400:])
+        big = subprocess.run(ping + ["-c", str(BIG_PINGS), "-s", "8000", "-M", "dont"],
+                             capture_output=True, text=True, timeout=60)
+        check(" 0 received" in big.stdout, "8000-byte pings reached a 1500 guest: %s"
+              % big.stdout[-400:])
+        rc = vf.stop(20)
+        check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
+        vm.kill()
+        final = vf.last_json()
+        w2v = final["total"]["dirs"]["wire_to_vm"]
+        vm_port = [p for p in final["ports"] if p["role"] == "vm"][0]
+        check(vm_port["guest_mtu"] == 1500 and vm_port["mtu"] == 1500,
+              "toward the guest: %s" % vm_port)
+        # before the guest's driver is up the host's own frames (IPv6
+        # neighbour discovery) meet a peer that is down: counted, allowed
+        check(w2v["drop_oversize"] == BIG_PINGS and
+              w2v["drops"] - w2v["drop_oversize"] - w2v["drop_peer_down"] == 0,
+              "wire->vm drops: %s" % w2v)
+        check(w2v["out_expected"] == w2v["tx_pkts"] + w2v["drops"], "accounting: %s" % w2v)
+        print("     guest MTU 1500 under --mtu 9000: %d of %d 8042-byte frames dropped oversize "
+              "toward it, 5 of 5 small pings answered" % (w2v["drop_oversize"], BIG_PINGS))
+
+
 def test_guest_packed_ring_with_gro():
     """Packed virtqueues (VIRTIO_F_RING_PACKED) both ways, GRO merging
     toward the guest."""
