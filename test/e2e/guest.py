@@ -123,12 +123,17 @@ xfer() {
 }
 # udp NAME RECEIVER-PREFIX SENDER-PREFIX ADDRESS PORT
 udp() {
+  # the last stream's UDP-LISTENING must be gone before the wait below: the
+  # receiver's own redirection truncates it only once that child runs, and
+  # a sender let go early meets a closed port (ICMP unreachable, datagrams
+  # lost, "udpcheck: send: Connection refused")
+  rm -f /tmp/udp.out
   $2 /bin/udpcheck recv $5 10 > /tmp/udp.out &
   L=$!
-  while ! grep -q LISTENING /tmp/udp.out; do sleep 0.1; done
+  while ! grep -q LISTENING /tmp/udp.out 2>/dev/null; do sleep 0.1; done
   $3 /bin/udpcheck send $4 $5 %(udp)d || echo "GUEST-ERROR udp send $1"
   wait $L
-  echo "GUEST-UDP $1 $(grep UDP-RESULT /tmp/udp.out)"
+  echo "GUEST-UDP $1 $(grep UDP-RESULT /tmp/udp.out) $(grep UDP-LOST-IDS /tmp/udp.out)"
 }
 xfer v4-vlan-out "$F" "" 10.100.0.2 5001
 xfer v4-vlan-in "" "$F" 10.100.0.1 5002
@@ -141,7 +146,9 @@ udp v6-in "" "$F" fd00:200::1 5008
 udp v4-out "$F" "" 10.200.0.2 5009
 for P in "" "$F"; do
   echo "GUEST-SNMP $($P cat /proc/net/snmp | grep -E '^(Ip|Tcp|Udp):' | tr '\\n' ' ')"
-  echo "GUEST-SNMP6 $($P cat /proc/net/snmp6 | grep -E 'InCsumErrors|InHdrErrors|InTruncated' | tr '\\n' ' ')"
+  echo "GUEST-SNMP6 $($P cat /proc/net/snmp6 | grep -E 'InCsumErrors|InHdrErrors|InTruncated|Udp6(Rcv|Snd)bufErrors' | tr '\\n' ' ')"
+  echo "GUEST-NETDEV $($P cat /proc/net/dev | grep eth | tr '\\n' ' ')"
+  for t in arp_cache ndisc_cache; do echo "GUEST-NEIGH $t $($P cat /proc/net/stat/$t | tr '\\n' ' ')"; done
 done
 echo "GUEST-DONE"
 poweroff -f

@@ -239,17 +239,19 @@ def guest_to_guest(gro, napi=False):
         vm = Proc(env, "qemu", guest.qemu_argv(socks[0], initrd, more_socks=socks[1:]))
         vm.wait_output("GUEST-DONE", 400)
         vm.wait(60)
-        tap_drops = 0  # read while vfwd (and so the taps) still exist
-        for t in taps:
-            r = subprocess.run(["ip", "netns", "exec", ns, "cat",
-                                "/sys/class/net/%s/statistics/tx_dropped" % t],
-                               capture_output=True, text=True, check=True)
-            tap_drops += int(r.stdout)
+        # read while vfwd (and so the taps) still exist: tx_dropped, the
+        # queue toward vfwd was full; rx_dropped, the kernel had no room
+        # for what vfwd wrote (its backlog)
+        taps_seen = {t: tap_stats(ns, t) for t in taps}
+        tap_drops = sum(st["tx_dropped"] + st["rx_dropped"] for st in taps_seen.values())
         rc = vf.stop(20)
         check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
 
         console = vm.out()
         check("GUEST-ERROR" not in console, "guest: " + console[-2000:])
+        # a send refused (the receiver's port closed) loses datagrams that
+        # no forwarder counter could account for
+        check("udpcheck:" not in console, "udpcheck: %s" % re.findall(r"udpcheck:.*", console))
         src = re.search(r"GUEST-SRC-SHA (\w+)", console)
         check(src, "no source sum:\n" + console[-1500:])
         lines = []
@@ -278,11 +280,19 @@ def guest_to_guest(gro, napi=False):
                 for k, v in zip(names.split(), values.split()):
                     if k in ("InCsumErrors", "InHdrErrors", "InAddrErrors"):
                         check(int(v) == 0, "guest %s %s = %s" % (proto, k, v))
-                    if proto == "Udp" and k == "RcvbufErrors":
+                    if proto == "Udp" and k in ("RcvbufErrors", "SndbufErrors"):
                         guest_drops += int(v)
         for m in re.finditer(r"GUEST-SNMP6 (.*)", console):
             for k, v in re.findall(r"(\w+)\s+(\d+)", m.group(1)):
-                check(int(v) == 0, "guest %s = %s" % (k, v))
+                if k in ("Udp6RcvbufErrors", "Udp6SndbufErrors"):
+                    guest_drops += int(v)
+                else:
+                    check(int(v) == 0, "guest %s = %s" % (k, v))
+        nic_drops = 0  # the guest's virtio-net's own rx and tx drops
+        for m in re.finditer(r"GUEST-NETDEV (.*)", console):
+            for dev, fields in re.findall(r"(eth[\w.]*):\s*((?:\d+\s+){15}\d+)", m.group(1)):
+                f = [int(x) for x in fields.split()]
+                nic_drops += f[3] + f[11]
 
         final = vf.last_json()
         v2w, w2v = final["total"]["dirs"]["vm_to_wire"], final["total"]["dirs"]["wire_to_vm"]
@@ -294,12 +304,16 @@ def guest_to_guest(gro, napi=False):
             check(other == 0 and d["drop_tx_full"] <= d["rx_pkts"] // 100,
                   "%s drops: %s" % (name, d))
         # a guest under TCG may leave its ring full a moment (vfwd's
-        # tx_full), its socket full (RcvbufErrors), and the taps' kernel
-        # queues may overflow while vfwd reads them (their tx_dropped): a
-        # lost datagram must be one of those, counted where it was lost
-        check(udp_lost <= w2v["drop_tx_full"] + guest_drops + tap_drops,
-              "%d datagrams lost; counted: vfwd %d tx_full toward the guest, the guest's sockets "
-              "%d, the taps %d" % (udp_lost, w2v["drop_tx_full"], guest_drops, tap_drops))
+        # tx_full), its sockets full (Udp and Udp6 Rcvbuf/SndbufErrors) or
+        # its NIC's queues (their drops), and the taps' kernel queues may
+        # overflow either way while vfwd is away (their rx and tx_dropped):
+        # a lost datagram must be one of those, counted where it was lost
+        counted = w2v["drop_tx_full"] + v2w["drop_tx_full"] + guest_drops + nic_drops + tap_drops
+        check(udp_lost <= counted,
+              "%d datagrams lost; counted: vfwd tx_full %d toward the guest and %d toward the "
+              "taps, the guest's sockets %d, its NICs %d, the taps %d (%s)"
+              % (udp_lost, w2v["drop_tx_full"], v2w["drop_tx_full"], guest_drops, nic_drops,
+                 tap_drops, taps_seen))
         check(v2w["gso_frames"] > 0, "the guest sent no TSO frames")
         vm_ports = [p for p in final["ports"] if p["role"] == "vm"]
         check(len(vm_ports) == 2 and not any(p["guest_ufo"] for p in vm_ports),
@@ -315,9 +329,11 @@ def guest_to_guest(gro, napi=False):
                   "napi: %s" % {k: lc[k] for k in ("sleeps", "intr_queues", "nap_queues",
                                                    "wakeups_intr", "wakeups_kick")})
         print("     GRO %s: %s; %d TSO frames cut into %d segments; %d UDP datagrams x %d, "
-              "every byte checked, %d lost (vfwd: %d tx_full toward the guest)"
+              "every byte checked, %d lost (counted: vfwd %d+%d tx_full, guest sockets %d, "
+              "NICs %d, taps %d)"
               % ("heavy" if gro else "off", ", ".join(lines), v2w["gso_frames"],
-                 v2w["gso_segs"], UDP_COUNT, len(UDPS), udp_lost, w2v["drop_tx_full"]))
+                 v2w["gso_segs"], UDP_COUNT, len(UDPS), udp_lost, w2v["drop_tx_full"],
+                 v2w["drop_tx_full"], guest_drops, nic_drops, tap_drops))
 
 
 MQ_QUEUES = 2
