@@ -148,7 +148,6 @@ for P in "" "$F"; do
   echo "GUEST-SNMP $($P cat /proc/net/snmp | grep -E '^(Ip|Tcp|Udp):' | tr '\\n' ' ')"
   echo "GUEST-SNMP6 $($P cat /proc/net/snmp6 | grep -E 'InCsumErrors|InHdrErrors|InTruncated|Udp6(Rcv|Snd)bufErrors' | tr '\\n' ' ')"
   echo "GUEST-NETDEV $($P cat /proc/net/dev | grep eth | tr '\\n' ' ')"
-  for t in arp_cache ndisc_cache; do echo "GUEST-NEIGH $t $($P cat /proc/net/stat/$t | tr '\\n' ' ')"; done
 done
 echo "GUEST-DONE"
 poweroff -f

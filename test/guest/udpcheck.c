@@ -147,8 +147,8 @@ do_recv(const char *port, int seconds)
 	       (unsigned long long)received, (unsigned long long)bad, (unsigned long long)dup,
 	       (unsigned long long)late,
 	       (unsigned long long)(expected > distinct ? expected - distinct : 0), got_end);
-	/* where the first losses fell: at a stream's start (the neighbour
-	 * not yet resolved) or spread through it (a queue overflowing) */
+	/* where the first losses fell: at a stream's start (a receiver not
+	 * yet listening) or spread through it (a queue overflowing) */
 	int shown = 0;
 	for (uint64_t i = 0; i < expected && i < nbits && shown < 16; i++) {
 		if (!(seen[i / 8] & (1 << (i % 8)))) {
