@@ -772,12 +772,15 @@ vfwd_show_port_info(struct vfwd_app *app, int want, bool json)
 				       f & (1ULL << VFWD_VIRTIO_RING_F_EVENT_IDX) ? "on" : "off",
 				       f & (1ULL << VFWD_VIRTIO_RING_F_INDIRECT_DESC) ? "on" : "off");
 			}
-			if (st->guest_mtu)
-				printf("  guest announced MTU %u%s\n", st->guest_mtu,
-				       st->mtu_given && st->guest_mtu > st->mtu_given
-					       ? " (--mtu, the smaller, rules)"
-					       : st->mtu_given && st->guest_mtu < st->mtu_given
-					       ? " (smaller than --mtu: it rules toward the guest)" : "");
+			if (st->guest_mtu) {
+				const char *rule = "";
+
+				if (st->mtu_given && st->guest_mtu > st->mtu_given)
+					rule = " (--mtu, the smaller, rules)";
+				else if (st->mtu_given && st->guest_mtu < st->mtu_given)
+					rule = " (smaller than --mtu: it rules toward the guest)";
+				printf("  guest announced MTU %u%s\n", st->guest_mtu, rule);
+			}
 			printf("  not offered to the guest: %s%s\n",
 			       st->withheld_features & (1ULL << VFWD_VIRTIO_NET_F_HOST_UFO) ? "HOST_UFO" : "nothing",
 			       st->guest_ufo ? " (but it negotiated HOST_UFO before vfwd could "

@@ -52,6 +52,23 @@ AF_PACKET_JUMBO = ",framesz=16384,blocksz=16384,framecnt=512"
 RING_BITS = {"packed": 34, "mrg_rxbuf": 15, "event_idx": 29, "indirect_desc": 28}
 
 
+def veth_wire(ns, tap, mtu=0):
+    """A veth pair in ns: tap + "p" for vfwd's pcap/af_packet port, tap for
+    the host's stack. Offloads off on both ends, so the frames vfwd reads
+    are whole, checksummed and MTU-sized. mtu sets the host's end only:
+    vfwd's end takes its MTU from --mtu (net_af_packet: the kernel's)."""
+    ip = ["ip", "-n", ns]
+    subprocess.run(ip + ["link", "add", tap + "p", "type", "veth", "peer", "name", tap],
+                   check=True)
+    subprocess.run(ip + ["link", "set", tap + "p", "up"], check=True)
+    for dev in (tap, tap + "p"):
+        subprocess.run(["ip", "netns", "exec", ns, "ethtool", "-K", dev, "tx", "off",
+                        "tso", "off", "gso", "off", "gro", "off"],
+                       check=True, capture_output=True)
+    if mtu:
+        subprocess.run(ip + ["link", "set", tap, "mtu", str(mtu)], check=True)
+
+
 def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=(), mtu=0, shape=""):
     """wire: "tap" (net_tap), "pcap" (net_pcap on one end of a veth pair,
     the host's TCP on the other: a PMD without MULTI_SEGS) or "afpacket"
@@ -77,19 +94,9 @@ def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=(), mtu=0, shape
         if wire in ("pcap", "afpacket"):
             # the host's end (tap) is a veth: no offloads, so what libpcap
             # hands vfwd is whole, checksummed MTU-sized frames
-            subprocess.run(ip + ["link", "add", tap + "p", "type", "veth", "peer", "name", tap],
-                           check=True)
-            subprocess.run(ip + ["link", "set", tap + "p", "up"], check=True)
-            for dev in (tap, tap + "p"):
-                subprocess.run(["ip", "netns", "exec", ns, "ethtool", "-K", dev, "tx", "off",
-                                "tso", "off", "gso", "off", "gro", "off"],
-                               check=True, capture_output=True)
+            veth_wire(ns, tap, mtu)
             vdevs[1] = ("net_pcap0,iface=%s" % (tap + "p") if wire == "pcap" else
                         "net_af_packet0,iface=%s%s" % (tap + "p", AF_PACKET_JUMBO if mtu else ""))
-            if mtu:
-                # vfwd's end takes the MTU from --mtu (net_af_packet: the
-                # kernel's); the host's end here
-                subprocess.run(ip + ["link", "set", tap, "mtu", str(mtu)], check=True)
         if forwarder == "testpmd":
             vf = env.testpmd(vdevs, ["--forward-mode=io", "--nb-cores=1", "--stats-period", "1"],
                              lcores="0@0,1@1", name="fwd-testpmd", netns=ns)
@@ -591,10 +598,7 @@ def test_guest_mtu_below_vfwds_rules_toward_it():
         tap = link_name("u")
         env.add_netns(ns)
         ip = ["ip", "-n", ns]
-        subprocess.run(ip + ["link", "add", tap + "p", "type", "veth", "peer", "name", tap],
-                       check=True)
-        subprocess.run(ip + ["link", "set", tap + "p", "up"], check=True)
-        subprocess.run(ip + ["link", "set", tap, "mtu", "9000"], check=True)
+        veth_wire(ns, tap, 9000)
         sock = env.path("vh.sock")
         initrd = guest.build_initramfs(env.dir, 0, init=IDLE_INIT)
         vf = env.vfwd(["net_vhost0,iface=%s,tso=1" % sock,
