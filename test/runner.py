@@ -713,6 +713,10 @@ def run_chroot(filters):
 
 
 def main():
+    # a runner told to stop (timeout(1), a cancelled CI job) unwinds as a
+    # failing test does: each Env cleans up what it started, nothing is
+    # left polling a CPU
+    signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))
     under_load = "--under-load" in sys.argv[1:]
     filters = [a for a in sys.argv[1:] if a != "--under-load"]
     # every process a test starts inherits it (see _ours)
