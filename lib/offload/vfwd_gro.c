@@ -60,12 +60,51 @@ count_out(struct vfwd_gro *g, struct vfwd_dir_stats *st, uint16_t n)
 	g->win_out += n;
 }
 
+static uint16_t
+fold(uint64_t sum)
+{
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* The TCP pseudo-header's sum, unfolded (a 32-bit word adds as its two
+ * halves do: 2^16 is 1 in one's complement). rte_ipv4/6_phdr_cksum
+ * build the header on the stack with byte stores and read it back in
+ * words, which stalls on store forwarding once a segment. */
+static inline uint64_t
+phdr_sum(const void *ip, bool v6, uint32_t l4_len)
+{
+	uint64_t a;
+
+	if (v6) {
+		const uint8_t *addrs = VFWD_IP6_SRC((const struct rte_ipv6_hdr *)ip);
+
+		a = rte_cpu_to_be_32(l4_len) + (uint64_t)rte_cpu_to_be_32(IPPROTO_TCP);
+		for (uint32_t i = 0; i < 2 * VFWD_IP6_ADDR_LEN; i += sizeof(uint32_t)) {
+			uint32_t w;
+
+			memcpy(&w, addrs + i, sizeof(w));
+			a += w;
+		}
+	} else {
+		const struct rte_ipv4_hdr *ip4 = ip;
+
+		a = (uint64_t)ip4->src_addr + ip4->dst_addr + rte_cpu_to_be_16(IPPROTO_TCP) +
+		    rte_cpu_to_be_16((uint16_t)l4_len);
+	}
+	return a;
+}
+
 /* A merged packet leaves as one GSO frame for the guest: offload flags,
  * the segment size, and the TCP checksum field holding the pseudo-header
  * sum with the merged length, as Linux's tcp_gro_complete leaves it for
- * CHECKSUM_PARTIAL. The IP length fields are right already. */
+ * CHECKSUM_PARTIAL. The IP length fields are right already; the IPv4
+ * header checksum too where ip4_csum_done (else computed here). */
 static void
-mark_gso(struct rte_mbuf *m, bool v6, uint16_t mss)
+mark_gso(struct rte_mbuf *m, bool v6, uint16_t mss, bool ip4_csum_done)
 {
 	void *ip = rte_pktmbuf_mtod_offset(m, void *, m->l2_len);
 	struct rte_tcp_hdr *th =
@@ -76,14 +115,33 @@ mark_gso(struct rte_mbuf *m, bool v6, uint16_t mss)
 	m->ol_flags |= (v6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4) | RTE_MBUF_F_TX_TCP_SEG |
 		       RTE_MBUF_F_TX_TCP_CKSUM;
 	if (v6) {
-		th->cksum = rte_ipv6_phdr_cksum(ip, 0);
+		th->cksum = fold(phdr_sum(ip, true,
+					  rte_be_to_cpu_16(((struct rte_ipv6_hdr *)ip)->payload_len)));
 	} else {
 		struct rte_ipv4_hdr *ip4 = ip;
 
-		ip4->hdr_checksum = 0;
-		ip4->hdr_checksum = rte_ipv4_cksum(ip4);
-		th->cksum = rte_ipv4_phdr_cksum(ip4, 0);
+		if (!ip4_csum_done) {
+			ip4->hdr_checksum = 0;
+			ip4->hdr_checksum = rte_ipv4_cksum(ip4);
+		}
+		th->cksum = fold(phdr_sum(ip, false,
+					  rte_be_to_cpu_16(ip4->total_length) - m->l3_len));
 	}
+}
+
+/* An IPv4 header's total length changed from old to new: its checksum
+ * follows (RFC 1624, eqn. 3), without summing the header again, and a
+ * header that came with a wrong checksum keeps it wrong for the guest to
+ * see. */
+static inline void
+ip4_set_length(struct rte_ipv4_hdr *ip, rte_be16_t len)
+{
+	uint32_t sum = (uint16_t)~ip->hdr_checksum + (uint32_t)(uint16_t)~ip->total_length + len;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip->total_length = len;
+	ip->hdr_checksum = (rte_be16_t)~sum;
 }
 
 /* ================================================= vfwd's own engine */
@@ -176,6 +234,45 @@ table_create(uint16_t max_flows, int socket)
 	return t;
 }
 
+/* The key's L2 part, the rest of l2[] left zero. Copies of a constant
+ * size: one of m->l2_len bytes compiles to rep movs, which cost more
+ * than the rest of reading the segment. */
+static inline void
+key_l2(struct gro_key *k, const uint8_t *p, uint8_t l2_len)
+{
+	switch (l2_len) {
+	case RTE_ETHER_HDR_LEN:
+		memcpy(k->l2, p, RTE_ETHER_HDR_LEN);
+		break;
+	case RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr):
+		memcpy(k->l2, p, RTE_ETHER_HDR_LEN + sizeof(struct rte_vlan_hdr));
+		break;
+	default: /* two tags: vfwd_parse types no more */
+		memcpy(k->l2, p, RTE_MIN(l2_len, KEY_L2_MAX));
+	}
+	k->l2_len = l2_len;
+}
+
+/* A flow's bucket from its addresses and ports, read from the headers
+ * (the key, just written, would be read back before its stores retire);
+ * the whole key is compared in flow_find. */
+static inline uint32_t
+flow_hash(const void *ip, const struct rte_tcp_hdr *th, bool v6)
+{
+	const uint8_t *addrs = v6 ? VFWD_IP6_SRC((const struct rte_ipv6_hdr *)ip)
+				  : (const uint8_t *)&((const struct rte_ipv4_hdr *)ip)->src_addr;
+	uint32_t ports, h = 0;
+	uint64_t w;
+
+	/* IPv4: source and destination are 8 bytes together; IPv6: 32 */
+	for (uint32_t i = 0; i < (v6 ? 2u * VFWD_IP6_ADDR_LEN : 8u); i += sizeof(w)) {
+		memcpy(&w, addrs + i, sizeof(w));
+		h = rte_hash_crc_8byte(w, h);
+	}
+	memcpy(&ports, &th->src_port, sizeof(ports));
+	return rte_hash_crc_4byte(ports, h);
+}
+
 /* Read a segment's headers (vfwd_parse set the lengths). Returns false
  * for what is not TCP of a kind the guest takes: it passes untouched. */
 static bool
@@ -189,8 +286,7 @@ seg_read(struct rte_mbuf *m, enum vfwd_parse kind, uint8_t kinds, struct gro_seg
 	    kind == VFWD_PARSE_TCP6 ? !(kinds & VFWD_GRO_KIND_TCP6) : true)
 		return false;
 	memset(&sg->key, 0, sizeof(sg->key));
-	memcpy(sg->key.l2, p, m->l2_len);
-	sg->key.l2_len = m->l2_len;
+	key_l2(&sg->key, p, m->l2_len);
 	sg->ip = p + m->l2_len;
 	sg->th = (const void *)(p + m->l2_len + m->l3_len);
 	sg->v6 = kind == VFWD_PARSE_TCP6;
@@ -215,7 +311,7 @@ seg_read(struct rte_mbuf *m, enum vfwd_parse kind, uint8_t kinds, struct gro_seg
 	}
 	sg->key.sport = sg->th->src_port;
 	sg->key.dport = sg->th->dst_port;
-	sg->hash = rte_hash_crc(&sg->key, sizeof(sg->key), 0);
+	sg->hash = flow_hash(sg->ip, sg->th, sg->v6);
 	sg->seq = rte_be_to_cpu_32(sg->th->sent_seq);
 	sg->flags = sg->th->tcp_flags;
 	sg->payload = (uint16_t)(sg->ip_len - m->l3_len - m->l4_len);
@@ -278,8 +374,8 @@ flow_send(struct vfwd_gro *g, struct gro_flow *fl, struct vfwd_dir_stats *st)
 			((struct rte_ipv6_hdr *)ip)->payload_len =
 				rte_cpu_to_be_16(fl->ip_len - sizeof(struct rte_ipv6_hdr));
 		else
-			((struct rte_ipv4_hdr *)ip)->total_length = rte_cpu_to_be_16(fl->ip_len);
-		mark_gso(m, fl->key.v6, fl->mss);
+			ip4_set_length(ip, rte_cpu_to_be_16(fl->ip_len));
+		mark_gso(m, fl->key.v6, fl->mss, true);
 		st->gro_merged++;
 	}
 	flow_remove(g->table, fl);
@@ -333,28 +429,42 @@ flow_start(struct vfwd_gro_table *t, const struct gro_seg *sg, struct rte_mbuf *
 }
 
 #ifdef RTE_ARCH_X86
-/* 16-bit words widened into 32-bit lanes, added: a lane takes at most
- * 2 x 0xffff a step, no overflow below 2^32 / (2 x 0xffff) steps (1 MiB
- * with AVX2, 512 KiB with SSE2; a datagram is at most 64 KiB). DPDK's
- * pkg-config flags
- * build for corei7 (SSE4.2) whatever the machine: AVX2 is asked for
- * here and used where the CPU has it. */
+/* 16-bit words into 32-bit lanes, the low word of each lane masked off
+ * and the high one shifted down, into four sums: no shuffles (one port
+ * on most cores) and four chains of adds instead of one. Each lane of a
+ * sum takes one 16-bit word a step (64 bytes with AVX2, 32 with SSE2): a
+ * datagram of at most 64 KiB puts below 2^11 x 0xffff into one, and the
+ * four together stay below 2^32. DPDK's pkg-config flags build for corei7 (SSE4.2) whatever the
+ * machine: AVX2 is asked for here and used where the CPU has it. */
 __attribute__((target("avx2"))) static uint64_t
 sum_wide_avx2(const uint8_t **pp, uint32_t *lenp)
 {
-	const __m256i zero = _mm256_setzero_si256();
-	__m256i acc = zero;
+	const __m256i low = _mm256_set1_epi32(0xffff);
+	__m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
 	uint32_t lane[8], len = *lenp;
 	const uint8_t *p = *pp;
 	uint64_t a = 0;
 
-	for (; len >= 32; len -= 32, p += 32) {
+	for (; len >= 64; len -= 64, p += 64) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+		__m256i w = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+
+		s0 = _mm256_add_epi32(s0, _mm256_and_si256(v, low));
+		s1 = _mm256_add_epi32(s1, _mm256_srli_epi32(v, 16));
+		s2 = _mm256_add_epi32(s2, _mm256_and_si256(w, low));
+		s3 = _mm256_add_epi32(s3, _mm256_srli_epi32(w, 16));
+	}
+	if (len >= 32) {
 		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
 
-		acc = _mm256_add_epi32(acc, _mm256_unpacklo_epi16(v, zero));
-		acc = _mm256_add_epi32(acc, _mm256_unpackhi_epi16(v, zero));
+		s0 = _mm256_add_epi32(s0, _mm256_and_si256(v, low));
+		s1 = _mm256_add_epi32(s1, _mm256_srli_epi32(v, 16));
+		len -= 32;
+		p += 32;
 	}
-	_mm256_storeu_si256((__m256i *)(void *)lane, acc);
+	/* four lanes of < 2^32 / 4 each: their sum fits */
+	s0 = _mm256_add_epi32(_mm256_add_epi32(s0, s1), _mm256_add_epi32(s2, s3));
+	_mm256_storeu_si256((__m256i *)(void *)lane, s0);
 	for (int i = 0; i < 8; i++)
 		a += lane[i];
 	*pp = p;
@@ -365,19 +475,23 @@ sum_wide_avx2(const uint8_t **pp, uint32_t *lenp)
 static uint64_t
 sum_wide_sse2(const uint8_t **pp, uint32_t *lenp)
 {
-	const __m128i zero = _mm_setzero_si128();
-	__m128i acc = zero;
+	const __m128i low = _mm_set1_epi32(0xffff);
+	__m128i s0 = _mm_setzero_si128(), s1 = s0, s2 = s0, s3 = s0;
 	uint32_t lane[4], len = *lenp;
 	const uint8_t *p = *pp;
 	uint64_t a = 0;
 
-	for (; len >= 16; len -= 16, p += 16) {
+	for (; len >= 32; len -= 32, p += 32) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i w = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
 
-		acc = _mm_add_epi32(acc, _mm_unpacklo_epi16(v, zero));
-		acc = _mm_add_epi32(acc, _mm_unpackhi_epi16(v, zero));
+		s0 = _mm_add_epi32(s0, _mm_and_si128(v, low));
+		s1 = _mm_add_epi32(s1, _mm_srli_epi32(v, 16));
+		s2 = _mm_add_epi32(s2, _mm_and_si128(w, low));
+		s3 = _mm_add_epi32(s3, _mm_srli_epi32(w, 16));
 	}
-	_mm_storeu_si128((__m128i *)(void *)lane, acc);
+	s0 = _mm_add_epi32(_mm_add_epi32(s0, s1), _mm_add_epi32(s2, s3));
+	_mm_storeu_si128((__m128i *)(void *)lane, s0);
 	for (int i = 0; i < 4; i++)
 		a += lane[i];
 	*pp = p;
@@ -396,11 +510,19 @@ sum_bytes(const uint8_t *p, uint32_t len)
 #ifdef RTE_ARCH_X86
 	a = __builtin_cpu_supports("avx2") ? sum_wide_avx2(&p, &len) : sum_wide_sse2(&p, &len);
 #endif
-	for (; len >= 4; len -= 4, p += 4) {
+	for (; len >= 8; len -= 8, p += 8) {
+		uint64_t w;
+
+		memcpy(&w, p, sizeof(w));
+		a += (w & 0xffffffff) + (w >> 32);
+	}
+	if (len >= 4) {
 		uint32_t w;
 
 		memcpy(&w, p, sizeof(w));
 		a += w;
+		len -= 4;
+		p += 4;
 	}
 	for (; len >= 2; len -= 2, p += 2) {
 		uint16_t w;
@@ -417,15 +539,7 @@ sum_bytes(const uint8_t *p, uint32_t len)
 	return a + b;
 }
 
-static uint16_t
-fold(uint64_t sum)
-{
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
+
 
 /* Whether a segment's TCP checksum is right: the kernel's GRO validates
  * it before merging (skb_gro_checksum_validate), because a merged frame
@@ -441,24 +555,42 @@ csum_ok(const struct rte_mbuf *m, bool v6)
 	const void *ip = rte_pktmbuf_mtod_offset(m, const void *, m->l2_len);
 	const uint8_t *l4 = rte_pktmbuf_mtod_offset(m, const uint8_t *, m->l2_len + m->l3_len);
 	uint32_t l4_len;
-	uint16_t phdr;
+	uint64_t phdr;
 
 	if (f == RTE_MBUF_F_RX_L4_CKSUM_GOOD || f == RTE_MBUF_F_RX_L4_CKSUM_NONE)
 		return true;
 	if (f == RTE_MBUF_F_RX_L4_CKSUM_BAD)
 		return false;
-	if (v6) {
+	if (v6)
 		l4_len = rte_be_to_cpu_16(((const struct rte_ipv6_hdr *)ip)->payload_len);
-		phdr = rte_ipv6_phdr_cksum(ip, 0);
-	} else {
+	else
 		l4_len = rte_be_to_cpu_16(((const struct rte_ipv4_hdr *)ip)->total_length) -
 			 m->l3_len;
-		phdr = rte_ipv4_phdr_cksum(ip, 0);
-	}
+	phdr = phdr_sum(ip, v6, l4_len);
 	if (m->nb_segs != 1) /* within pkt_len: vfwd_parse checked */
-		return fold((uint64_t)vfwd_chain_raw_cksum(m, m->l2_len + m->l3_len, l4_len) +
-			    phdr) == 0xffff;
+		return fold(vfwd_chain_raw_cksum(m, m->l2_len + m->l3_len, l4_len) + phdr) ==
+		       0xffff;
 	return fold(sum_bytes(l4, l4_len) + phdr) == 0xffff;
+}
+
+/* TCP options byte for byte: none, or the timestamps (NOP, NOP, 10
+ * bytes) that nearly every flow carries, compared inline. */
+static inline bool
+options_equal(const void *a, const void *b, uint32_t len)
+{
+	if (len == 0)
+		return true;
+	if (len == 12) {
+		uint64_t a8, b8;
+		uint32_t a4, b4;
+
+		memcpy(&a8, a, sizeof(a8));
+		memcpy(&b8, b, sizeof(b8));
+		memcpy(&a4, (const uint8_t *)a + 8, sizeof(a4));
+		memcpy(&b4, (const uint8_t *)b + 8, sizeof(b4));
+		return a8 == b8 && a4 == b4;
+	}
+	return memcmp(a, b, len) == 0;
 }
 
 /* tcp_gro_receive's and inet/ipv6_gro_receive's checks: whether sg is
@@ -480,7 +612,7 @@ flow_takes(struct gro_flow *fl, const struct gro_seg *sg)
 	 * every option (timestamps included) */
 	if (th->recv_ack != hth->recv_ack || th->data_off != hth->data_off ||
 	    ((th->tcp_flags ^ hth->tcp_flags) & ~RTE_TCP_PSH_FLAG) || th->rx_win != hth->rx_win ||
-	    memcmp(th + 1, hth + 1, opt_len) != 0)
+	    !options_equal(th + 1, hth + 1, opt_len))
 		return false;
 	if (sg->v6) {
 		const struct rte_ipv6_hdr *ip = sg->ip;
@@ -704,7 +836,7 @@ dpdk_mark_merged(struct vfwd_gro *g, struct rte_mbuf **pkts, uint16_t n, struct 
 		mss = rte_pktmbuf_data_len(m) - (m->l2_len + m->l3_len + m->l4_len);
 		for (const struct rte_mbuf *s = m->next; s != NULL; s = s->next)
 			mss = RTE_MAX(mss, s->data_len);
-		mark_gso(m, false, mss);
+		mark_gso(m, false, mss, false); /* librte_gro left the IPv4 checksum */
 		st->gro_merged++;
 	}
 	count_out(g, st, n);

@@ -660,6 +660,59 @@ bad_checksum_not_merged(void)
 	no_leak();
 }
 
+/* vfwd's own TCP checksum over every way its vector loops end (payloads
+ * of 1 to 200 bytes, and MSS-sized ones) and at the alignments tags and
+ * IPv6 give the headers: right, two segments merge; one payload byte of
+ * the second flipped (its first, middle or last), that one goes alone. */
+static void
+checksum_every_length(void)
+{
+	static const uint16_t big[] = {1000, 1427, 1428, 1447, 1448};
+	struct rte_mbuf *pkts[MAX_OUT];
+	struct vfwd_gro g;
+
+	CHECK(vfwd_gro_init(&g, &heavy, 0) == 0);
+	for (uint32_t n = 0; n < 200 + RTE_DIM(big); n++) {
+		uint16_t len = n < 200 ? (uint16_t)(n + 1) : big[n - 200];
+
+		for (uint8_t tags = 0; tags <= 2; tags++) {
+			for (int v6 = 0; v6 < 2; v6++) {
+				for (int flip = -1; flip < 3; flip++) {
+					struct seg a = {.flow = 21, .payload = len, .tags = tags,
+							.v6 = v6};
+					struct seg b = a;
+					uint16_t no;
+
+					b.off = len;
+					b.ip_id = 1;
+					pkts[0] = seg_mbuf(&a);
+					pkts[1] = seg_mbuf(&b);
+					if (flip >= 0) {
+						uint32_t at = flip == 0 ? 0u
+							      : flip == 1 ? len / 2u : len - 1u;
+
+						*rte_pktmbuf_mtod_offset(pkts[1], uint8_t *,
+									 rte_pktmbuf_pkt_len(pkts[1]) -
+										 len + at) ^= 0x01;
+					}
+					no = vfwd_gro_burst(&g, &heavy, KINDS, pkts, 2, 0, &st);
+					no += vfwd_gro_flush(&g, 0, 0, pkts + no, MAX_OUT - no, &st);
+					if (flip < 0)
+						CHECK(no == 1 && pkts[0]->nb_segs == 2 &&
+						      rte_pktmbuf_pkt_len(pkts[0]) ==
+							      rte_pktmbuf_data_len(pkts[0]) + len);
+					else
+						CHECK(no == 2 && pkts[0]->nb_segs == 1 &&
+						      pkts[1]->nb_segs == 1);
+					rte_pktmbuf_free_bulk(pkts, no);
+				}
+			}
+		}
+	}
+	vfwd_gro_fini(&g);
+	no_leak();
+}
+
 /* m's bytes from at on moved to a second mbuf chained to it. */
 static struct rte_mbuf *
 chained_at(struct rte_mbuf *m, uint32_t at)
@@ -872,6 +925,7 @@ main(int argc, char **argv)
 	RUN(ipv6_and_tags);
 	RUN(guest_kinds);
 	RUN(bad_checksum_not_merged);
+	RUN(checksum_every_length);
 	RUN(chained_segments_checksummed);
 	RUN(padded_segments);
 	RUN(many_flows);
