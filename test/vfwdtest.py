@@ -617,6 +617,23 @@ def dir_stats(report, direction):
     return report["total"]["dirs"][direction]
 
 
+def stop_accounted(vf, tag="vfwd", causes=("drop_peer_down", "drop_tx_full")):
+    """Stops vfwd and checks its final report: in each direction every
+    frame forwarded or dropped, the drops all of the given causes (those a
+    peer going away explains), no mbuf leaked. Returns the report."""
+    rc = vf.stop(20)
+    check(rc == 0, "%s exit %d: %s" % (tag, rc, vf.err()[-1500:]))
+    final = vf.last_json()
+    for name in ("vm_to_wire", "wire_to_vm"):
+        d = dir_stats(final, name)
+        check(d["out_expected"] == d["tx_pkts"] + d["drops"], "%s %s: %s" % (tag, name, d))
+        other = d["drops"] - sum(d[c] for c in causes)
+        check(other == 0, "%s %s drops of other causes: %s" % (tag, name, d))
+    check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
+          "%s leaked mbufs: %s" % (tag, final["mempool"]))
+    return final
+
+
 def telemetry(env, prefix, cmds):
     """The replies of dpdk-telemetry.py to cmds, on the vfwd of EAL file
     prefix prefix, merged into one dict."""

@@ -34,7 +34,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from vfwdtest import Env, Proc, RUN_PID, TestFailure, check, dir_stats, link_name  # noqa: E402
+from vfwdtest import (Env, Proc, RUN_PID, TestFailure, check, dir_stats, link_name,  # noqa: E402
+                      stop_accounted)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guest  # noqa: E402
@@ -168,17 +169,7 @@ def vfwd_side(env, ns, tag, sock, client, cpu):
 def accounted(vf, tag):
     """vfwd's final report: every frame forwarded or dropped of a cause a
     guest going away explains, no mbuf leaked."""
-    rc = vf.stop(20)
-    check(rc == 0, "vfwd %s exit %d: %s" % (tag, rc, vf.err()[-1500:]))
-    final = vf.last_json()
-    for name in ("vm_to_wire", "wire_to_vm"):
-        d = dir_stats(final, name)
-        check(d["out_expected"] == d["tx_pkts"] + d["drops"], "vfwd %s %s: %s" % (tag, name, d))
-        other = d["drops"] - d["drop_peer_down"] - d["drop_tx_full"]
-        check(other == 0, "vfwd %s %s drops of other causes: %s" % (tag, name, d))
-    check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
-          "vfwd %s leaked mbufs: %s" % (tag, final["mempool"]))
-    return final
+    return stop_accounted(vf, "vfwd " + tag)
 
 
 def migrate_under_streams(client):
