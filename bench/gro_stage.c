@@ -34,6 +34,8 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
+#include "stage.h"
+#include "unit_eal.h"
 #include "vfwd.h"
 #include "vfwd_compat.h"
 
@@ -167,14 +169,6 @@ rep(struct rte_mempool *pool, struct vfwd_gro *g, const struct vfwd_gro_conf *co
 	r->segs += SEGS_PER_REP;
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -184,28 +178,17 @@ main(int argc, char **argv)
 		{1, 0, true}, {1, 4, true}, {64, 4, true},
 		{1, 0, false, true}, {1, 4, false, true}, {64, 4, false, true},
 	};
-	char prefix[64];
-	char *eal[] = {argv[0], "-l", "0", "--no-huge", "-m", "512", "--no-pci", "--no-shconf",
-		       "--log-level=*:error", "--file-prefix", prefix};
 	int reps = argc > 1 ? atoi(argv[1]) : 15;
 	int only = argc > 2 ? atoi(argv[2]) : -1;
-	struct rte_mempool *pool;
+	struct rte_mempool *pool, *indirect;
 
 	if (reps < 1 || reps > 1000 || only < -1 || only >= (int)RTE_DIM(cells)) {
 		fprintf(stderr, "usage: %s [reps, 1..1000 [cell, 0..%zu]]\n", argv[0],
 			RTE_DIM(cells) - 1);
 		return 2;
 	}
-	snprintf(prefix, sizeof(prefix), "vfwd-gro-stage-%d", (int)getpid());
-	if (rte_eal_init(RTE_DIM(eal), eal) < 0) {
-		fprintf(stderr, "gro-stage: EAL init failed\n");
+	if (unit_eal_init(argv[0], "gro-stage", &pool, &indirect) != 0)
 		return 1;
-	}
-	pool = rte_pktmbuf_pool_create("gro_stage", 16383, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	if (pool == NULL) {
-		fprintf(stderr, "gro-stage: no pool\n");
-		return 1;
-	}
 	printf("| flows | PSH every | IP | TCP checksum | segments/frame vfwd / dpdk | cycles/segment vfwd: min "
 	       "(median) | dpdk: min (median) | vfwd / dpdk (min, median) |\n"
 	       "|---|---|---|---|---|---|---|---|\n");
@@ -238,7 +221,7 @@ main(int argc, char **argv)
 			}
 		}
 		for (int e = 0; e < 2; e++)
-			qsort(per[e], reps, sizeof(per[e][0]), cmp_u64);
+			stage_sort(per[e], reps);
 		printf("| %u | %s%.0u | v%d | %s | %.1f / %.1f | %.0f (%.0f) | %.0f (%.0f) | %.3f, %.3f |\n",
 		       cells[c].flows, cells[c].psh_every ? "" : "never", cells[c].psh_every,
 		       cells[c].v6 ? 6 : 4, cells[c].port_checked ? "port: GOOD" : "summed",
@@ -249,6 +232,7 @@ main(int argc, char **argv)
 		fflush(stdout);
 	}
 	rte_mempool_free(pool);
+	rte_mempool_free(indirect);
 	rte_eal_cleanup();
 	return 0;
 }

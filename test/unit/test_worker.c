@@ -28,6 +28,7 @@
 
 #include "check.h"
 #include "unit_eal.h"
+#include "unit_ring_port.h"
 #include "vfwd_worker.h"
 
 #define NB_PORTS 8
@@ -1063,22 +1064,11 @@ ports_init(void)
 	for (unsigned int p = 0; p < NB_PORTS; p++) {
 		int ret;
 
-		snprintf(name, sizeof(name), "t_rx%u", p);
-		rx_ring[p] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "t_tx%u", p);
-		tx_ring[p] = rte_ring_create(name, RING_SIZE, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (rx_ring[p] == NULL || tx_ring[p] == NULL)
-			return -1;
 		snprintf(name, sizeof(name), "t%u", p);
-		ret = rte_eth_from_rings(name, &rx_ring[p], 1, &tx_ring[p], 1, 0);
+		ret = unit_ring_port(name, RING_SIZE, pool, &rx_ring[p], &tx_ring[p]);
 		if (ret < 0)
 			return -1;
 		port_id[p] = (uint16_t)ret;
-		if (rte_eth_dev_configure(port_id[p], 1, 1, &conf) != 0 ||
-		    rte_eth_rx_queue_setup(port_id[p], 0, RING_SIZE, 0, NULL, pool) != 0 ||
-		    rte_eth_tx_queue_setup(port_id[p], 0, RING_SIZE, 0, NULL) != 0 ||
-		    rte_eth_dev_start(port_id[p]) != 0)
-			return -1;
 		/* a "guest" that takes GSO frames, on a port that is always ready */
 		port_state[port_id[p]].guest_gso = 1;
 		port_state[port_id[p]].max_frame = 1514;
