@@ -136,12 +136,10 @@ mark_gso(struct rte_mbuf *m, bool v6, uint16_t mss, bool ip4_csum_done)
 static inline void
 ip4_set_length(struct rte_ipv4_hdr *ip, rte_be16_t len)
 {
-	uint32_t sum = (uint16_t)~ip->hdr_checksum + (uint32_t)(uint16_t)~ip->total_length + len;
+	uint64_t sum = (uint16_t)~ip->hdr_checksum + (uint32_t)(uint16_t)~ip->total_length + len;
 
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
 	ip->total_length = len;
-	ip->hdr_checksum = (rte_be16_t)~sum;
+	ip->hdr_checksum = (rte_be16_t)~fold(sum);
 }
 
 /* ================================================= vfwd's own engine */
@@ -434,8 +432,9 @@ flow_start(struct vfwd_gro_table *t, const struct gro_seg *sg, struct rte_mbuf *
  * on most cores) and four chains of adds instead of one. Each lane of a
  * sum takes one 16-bit word a step (64 bytes with AVX2, 32 with SSE2): a
  * datagram of at most 64 KiB puts below 2^11 x 0xffff into one, and the
- * four together stay below 2^32. DPDK's pkg-config flags build for corei7 (SSE4.2) whatever the
- * machine: AVX2 is asked for here and used where the CPU has it. */
+ * four together stay below 2^32. DPDK's pkg-config flags build for
+ * corei7 (SSE4.2) whatever the machine: AVX2 is asked for here and used
+ * where the CPU has it. */
 __attribute__((target("avx2"))) static uint64_t
 sum_wide_avx2(const uint8_t **pp, uint32_t *lenp)
 {
@@ -538,8 +537,6 @@ sum_bytes(const uint8_t *p, uint32_t len)
 	}
 	return a + b;
 }
-
-
 
 /* Whether a segment's TCP checksum is right: the kernel's GRO validates
  * it before merging (skb_gro_checksum_validate), because a merged frame

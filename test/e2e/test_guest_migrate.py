@@ -166,12 +166,6 @@ def vfwd_side(env, ns, tag, sock, client, cpu):
     return vf
 
 
-def accounted(vf, tag):
-    """vfwd's final report: every frame forwarded or dropped of a cause a
-    guest going away explains, no mbuf leaked."""
-    return stop_accounted(vf, "vfwd " + tag)
-
-
 def migrate_under_streams(client):
     check(guest.have_guest_tools(), "qemu-system-x86_64, busybox, cpio or a kernel missing "
           "(usertools/setup.sh installs them)")
@@ -233,7 +227,7 @@ def migrate_under_streams(client):
         mon_b.close()
         qb.wait(60)
         host.wait(60)
-        final_a, final_b = accounted(vf_a, "A"), accounted(vf_b, "B")
+        final_a, final_b = stop_accounted(vf_a, "vfwd A"), stop_accounted(vf_b, "vfwd B")
 
         con_a, con_b, hostout = qa.out(), qb.out(), host.out()
         check("GUEST-ERROR" not in con_a + con_b, "guest: %s\n%s" % (con_a[-1000:], con_b[-1000:]))
