@@ -3,6 +3,9 @@
  * dpdk-vfwd: set up from the command line, launch the workers, report,
  * shut down cleanly. The main lcore does control and reporting only.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fopencookie */
+#endif
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
@@ -340,6 +344,34 @@ run_batch(struct vfwd_app *app)
 	}
 }
 
+/* DPDK's log lines, to stderr as DPDK writes them, but only while no report
+ * is being written to stdout (reports hold stdout's lock until flushed).
+ * On a terminal both streams are one device, and a report line is longer
+ * than what the tty takes in one go: a log line from the vhost thread
+ * ("Tx csum will be done in SW") landed inside a JSON report. */
+static ssize_t
+log_write(void *cookie __rte_unused, const char *buf, size_t size)
+{
+	size_t n;
+
+	flockfile(stdout);
+	n = fwrite(buf, 1, size, stderr);
+	fflush(stderr);
+	funlockfile(stdout);
+	/* what fopencookie wants: the bytes taken, 0 on error, never -1 */
+	return n;
+}
+
+static void
+log_beside_reports(void)
+{
+	static const cookie_io_functions_t log_funcs = {.write = log_write};
+	FILE *f = fopencookie(NULL, "w", log_funcs);
+
+	if (f != NULL)
+		rte_openlog_stream(f);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -372,6 +404,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpdk-vfwd: error: EAL init failed: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
+	log_beside_reports();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	/* a vhost-user or memif peer that vanishes must not take us down */
