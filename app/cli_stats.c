@@ -141,7 +141,7 @@ cmd_clear_port(void *res, __rte_unused struct cmdline *cl, void *data)
 	for (uint16_t i = 0; i < app->nb_ports; i++) {
 		if (port >= 0 && app->ports[i] != port)
 			continue;
-		rte_eth_stats_reset(app->ports[i]);
+		vfwd_port_stats_reset(app->ports[i], &app->port_state[app->ports[i]]);
 		memset(&app->port_last[app->ports[i]], 0, sizeof(app->port_last[0]));
 		app->port_last_tsc[app->ports[i]] = 0;
 	}

@@ -145,6 +145,8 @@ setup_ports(struct vfwd_app *app)
 		.nb_rxd = NB_RXD,
 		.nb_txd = NB_TXD,
 		.mtu = app->opt.mtu,
+		.vhost_path = app->opt.vhost_path,
+		.quiesce = vfwd_workers_quiesce,
 	};
 	struct vfwd_pool_need need;
 	unsigned int nb_mbufs;
@@ -284,10 +286,12 @@ setup_workers(struct vfwd_app *app)
 	    vfwd_view_init(&app->show_view, app->max_workers) != 0)
 		return -ENOMEM;
 
-	printf("forwarding %u pair(s) x %u queue(s), burst %u, tx-retry %u, gro %s:\n",
+	printf("forwarding %u pair(s) x %u queue(s), burst %u, tx-retry %u, gro %s, vhost path "
+	       "%s:\n",
 	       app->nb_pairs, app->opt.nb_rxq, app->opt.knobs.burst, app->opt.knobs.tx_retry,
 	       !app->opt.knobs.gro.enabled ? "off"
-	       : app->opt.knobs.gro.mode == VFWD_GRO_HEAVY ? "heavy" : "light");
+	       : app->opt.knobs.gro.mode == VFWD_GRO_HEAVY ? "heavy" : "light",
+	       app->opt.vhost_path == VFWD_VHOST_PATH_LIB ? "lib" : "pmd");
 	ret = vfwd_ctl_plan(app, &app->opt, true, err, sizeof(err));
 	if (ret != 0)
 		fprintf(stderr, "dpdk-vfwd: error: %s\n", err);

@@ -36,6 +36,9 @@ static const char usage_head[] =
 	"  --pair VM:WIRE       forward between vhost port VM and port WIRE;\n"
 	"                       repeatable (default: k-th vhost port with k-th other)\n"
 	"  --duration S         stop after S seconds (default: run until SIGINT/SIGTERM)\n"
+	"  --vhost-path P       how workers reach a vhost port's virtqueues: pmd, through\n"
+	"                       net_vhost's rx/tx burst (default); lib, librte_vhost's\n"
+	"                       dequeue/enqueue burst called directly (doc/modes.md)\n"
 	"  --socket-mode M      vhost-user server sockets' mode, within 0660 (default 0660)\n"
 	"  --socket-owner U[:G] ... and owner (default: the user running vfwd)\n"
 	"  --tap-prefix P       the embedded default's tap: the first of P0..P15 that no\n"
@@ -154,6 +157,7 @@ enum {
 	OPT_SOCKET_MODE,
 	OPT_SOCKET_OWNER,
 	OPT_TAP_PREFIX,
+	OPT_VHOST_PATH,
 };
 
 /* The options that are not knobs; the knobs' come from their table. */
@@ -168,6 +172,7 @@ static const struct option other_opts[] = {
 	{"socket-mode", required_argument, NULL, OPT_SOCKET_MODE},
 	{"socket-owner", required_argument, NULL, OPT_SOCKET_OWNER},
 	{"tap-prefix", required_argument, NULL, OPT_TAP_PREFIX},
+	{"vhost-path", required_argument, NULL, OPT_VHOST_PATH},
 	{"help", no_argument, NULL, 'h'},
 };
 
@@ -359,6 +364,15 @@ vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, siz
 			break;
 		case 'i':
 			o->interactive = true;
+			break;
+		case OPT_VHOST_PATH:
+			if (strcmp(optarg, "pmd") == 0)
+				o->vhost_path = VFWD_VHOST_PATH_PMD;
+			else if (strcmp(optarg, "lib") == 0)
+				o->vhost_path = VFWD_VHOST_PATH_LIB;
+			else
+				return fail(err, errlen, "--vhost-path '%s': expected pmd or lib",
+					    optarg);
 			break;
 		case OPT_SOCKET_MODE: {
 			char *end;

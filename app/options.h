@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "vfwd.h"
+#include "vfwd_port.h"
 
 enum vfwd_stats_format { VFWD_STATS_TEXT, VFWD_STATS_JSON };
 
@@ -31,6 +32,7 @@ struct vfwd_options {
 	bool socket_owner_set;
 	unsigned int socket_uid, socket_gid;
 	char cmdline_file[4096]; /* --cmdline-file, or "" */
+	enum vfwd_vhost_path vhost_path; /* --vhost-path */
 	char tap_prefix[VFWD_TAP_PREFIX_MAX + 1]; /* the embedded default's tap */
 };
 

@@ -149,27 +149,24 @@ struct port_snapshot {
 	uint64_t rxq_pkts[VFWD_COMPAT_MAX_QSTATS], txq_pkts[VFWD_COMPAT_MAX_QSTATS];
 };
 
+/* A port's counters; with queues, its per-queue counts too (shown in
+ * JSON only: since 25.11 they are xstats, more than a copy to read). */
 static void
-port_snapshot(uint16_t port, struct port_snapshot *ps)
+port_snapshot(const struct vfwd_app *app, uint16_t port, struct port_snapshot *ps, bool queues)
 {
 	struct rte_eth_dev_info info;
+	int ret;
 
 	memset(ps, 0, sizeof(*ps));
 	vfwd_port_name(port, ps->name);
-	rte_eth_stats_get(port, &ps->st);
 	if (rte_eth_dev_info_get(port, &info) == 0) {
 		ps->nb_rxq_stats = RTE_MIN(info.nb_rx_queues, (uint16_t)VFWD_COMPAT_MAX_QSTATS);
 		ps->nb_txq_stats = RTE_MIN(info.nb_tx_queues, (uint16_t)VFWD_COMPAT_MAX_QSTATS);
 	}
-}
-
-/* The per-queue counts of a snapshot, only where they are shown (JSON):
- * since 25.11 they are xstats, more than a copy to read. */
-static void
-port_snapshot_queues(uint16_t port, struct port_snapshot *ps)
-{
-	if (vfwd_port_queue_pkts(port, &ps->st, ps->nb_rxq_stats, ps->rxq_pkts,
-				 ps->nb_txq_stats, ps->txq_pkts) != 0)
+	ret = vfwd_port_stats(port, &app->port_state[port], &ps->st,
+			      queues ? ps->nb_rxq_stats : 0, ps->rxq_pkts,
+			      queues ? ps->nb_txq_stats : 0, ps->txq_pkts);
+	if (ret != 0 || !queues)
 		ps->nb_rxq_stats = ps->nb_txq_stats = 0;
 }
 
@@ -183,7 +180,7 @@ text_ports(const struct vfwd_app *app)
 		struct port_snapshot ps;
 		const struct rte_eth_stats *s = &ps.st;
 
-		port_snapshot(port, &ps);
+		port_snapshot(app, port, &ps, false);
 		printf("%4u %-20.20s %-5s %11" PRIu64 " %11" PRIu64 " %11" PRIu64 " %11" PRIu64
 		       " %11" PRIu64 " %11" PRIu64 "\n",
 		       port, ps.name, app->port_state[port].is_vhost ? "vm  " : "wire", s->ipackets,
@@ -491,8 +488,7 @@ json_port(const struct vfwd_app *app, uint16_t port, bool first)
 	struct port_snapshot ps;
 	const struct rte_eth_stats *s = &ps.st;
 
-	port_snapshot(port, &ps);
-	port_snapshot_queues(port, &ps);
+	port_snapshot(app, port, &ps, true);
 	printf("%s{\"port\":%u,\"name\":\"%s\",\"role\":\"%s\",\"link_up\":%u,"
 	       "\"guest_gso\":%u,\"guest_ufo\":%u,\"tx_tso\":%u,\"tx_l4_cksum\":%u,"
 	       "\"tx_multi_seg\":%u,\"mtu\":%u,\"guest_mtu\":%u,\"guest_features\":%" PRIu64 ","
@@ -649,7 +645,7 @@ vfwd_show_port_stats(struct vfwd_app *app, int want, bool json)
 		secs = app->port_last_tsc[port]
 			       ? (double)(tsc - app->port_last_tsc[port]) / app->tsc_hz
 			       : 0;
-		port_snapshot(port, &ps);
+		port_snapshot(app, port, &ps, false);
 		rx_pps = secs > 0 ? (double)(s->ipackets - last->ipackets) / secs : 0;
 		tx_pps = secs > 0 ? (double)(s->opackets - last->opackets) / secs : 0;
 		if (json) {

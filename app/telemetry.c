@@ -336,8 +336,7 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 
 			if (c == NULL)
 				continue;
-			memset(&s, 0, sizeof(s));
-			rte_eth_stats_get(port, &s);
+			vfwd_port_stats(port, st, &s, 0, NULL, 0, NULL);
 			vfwd_port_name(port, name);
 			rte_tel_data_start_dict(c);
 			rte_tel_data_add_dict_string(c, "name", name);
@@ -403,6 +402,9 @@ tel_config(const char *cmd __rte_unused, const char *params __rte_unused,
 		vfwd_tel_dict_uint(d, "txq", app->opt.nb_txq);
 		vfwd_tel_dict_uint(d, "workers", app->nb_workers);
 		vfwd_tel_dict_uint(d, "pairs", app->nb_pairs);
+		rte_tel_data_add_dict_string(d, "vhost_path",
+					     app->opt.vhost_path == VFWD_VHOST_PATH_LIB ? "lib"
+											: "pmd");
 		pthread_mutex_unlock(&app->lock);
 		ret = 0;
 	}

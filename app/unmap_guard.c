@@ -127,16 +127,16 @@ worker_quiet(const struct vfwd_worker *w, uint32_t epoch)
 	return (int32_t)(vfwd_worker_quiesce_seen(w) - epoch) >= 0;
 }
 
-/* With guard.lock held. */
-static void
-wait_for_workers(void)
+/* With guard.lock held. Whether every worker came round within
+ * GUARD_WAIT_MAX_MS; *us: how long it took. */
+static bool
+wait_for_workers(uint64_t *us)
 {
 	uint64_t start = rte_get_timer_cycles();
 	uint64_t deadline = start + rte_get_timer_hz() / 1000 * GUARD_WAIT_MAX_MS;
 	unsigned int self = rte_lcore_id();
 	uint32_t epoch;
 	bool quiet;
-	uint64_t us;
 
 	/* seq_cst: ordered after the PMD's store of its "connected" flag */
 	epoch = __atomic_add_fetch(&guard.epoch, 1, __ATOMIC_SEQ_CST);
@@ -150,15 +150,20 @@ wait_for_workers(void)
 			break;
 		usleep(10);
 	} while (rte_get_timer_cycles() < deadline);
-	guard.stats.unmaps_waited++;
-	if (!quiet) {
-		guard.stats.timeouts++;
-		fprintf(stderr, "dpdk-vfwd: warning: a memif port unmaps its memory while a worker "
-				"has not come round in %d ms\n", GUARD_WAIT_MAX_MS);
-	}
-	us = (rte_get_timer_cycles() - start) * 1000000 / rte_get_timer_hz();
-	if (us > guard.stats.max_wait_us)
-		guard.stats.max_wait_us = us;
+	*us = (rte_get_timer_cycles() - start) * 1000000 / rte_get_timer_hz();
+	return quiet;
+}
+
+void
+vfwd_workers_quiesce(void)
+{
+	uint64_t us;
+
+	pthread_mutex_lock(&guard.lock);
+	if (guard.workers != NULL && !wait_for_workers(&us))
+		fprintf(stderr, "dpdk-vfwd: warning: a vhost device goes while a worker has not "
+				"come round in %d ms\n", GUARD_WAIT_MAX_MS);
+	pthread_mutex_unlock(&guard.lock);
 }
 
 /* Interposes libc's munmap for the whole process (see above). */
@@ -169,9 +174,19 @@ munmap(void *addr, size_t len)
 		pthread_mutex_lock(&guard.lock);
 		for (uint16_t i = 0; i < guard.nb_ports; i++)
 			vfwd_port_gate_close(&guard.ports[i]);
-		if (guard.workers != NULL)
-			wait_for_workers();
-		else
+		if (guard.workers != NULL) {
+			uint64_t us;
+
+			guard.stats.unmaps_waited++;
+			if (!wait_for_workers(&us)) {
+				guard.stats.timeouts++;
+				fprintf(stderr, "dpdk-vfwd: warning: a memif port unmaps its memory "
+						"while a worker has not come round in %d ms\n",
+					GUARD_WAIT_MAX_MS);
+			}
+			if (us > guard.stats.max_wait_us)
+				guard.stats.max_wait_us = us;
+		} else
 			guard.stats.unmaps_free++;
 		pthread_mutex_unlock(&guard.lock);
 	}

@@ -23,6 +23,10 @@ void vfwd_unmap_guard_set(struct vfwd_worker *const *workers, uint16_t nb_worker
 /* The ports whose PMD gates a memif unmap closes (all of them, once). */
 void vfwd_unmap_guard_ports(struct vfwd_port_state *ports, uint16_t nb_ports);
 void vfwd_unmap_guard_stats(struct vfwd_unmap_guard_stats *out);
+/* Returns once every running worker has ended a round begun before the
+ * call (at most GUARD_WAIT_MAX_MS, then a warning): --vhost-path lib's
+ * quiesce hook, on the vhost thread before a device goes. */
+void vfwd_workers_quiesce(void);
 /* What each worker's quiesce_epoch points at. */
 const uint32_t *vfwd_unmap_guard_epoch(void);
 

@@ -115,8 +115,14 @@ def main():
     ap.add_argument("--vfwd-args", default="", help="extra options for dpdk-vfwd")
     ap.add_argument("--dirs", default=",".join(DIRS), help="directions to run")
     ap.add_argument("--base", help="another dpdk-vfwd binary to run beside this one")
+    ap.add_argument("--base-args", default=None,
+                    help="the base run's extra options instead of --vfwd-args (with no "
+                         "--base: the same binary, e.g. --base-args='--vhost-path lib')")
     ap.add_argument("--size", type=int, default=64, help="frame length (no FCS), 60..1514")
     a = ap.parse_args()
+    if a.base_args is not None and not a.base:
+        a.base = VFWD
+    base_args = (a.base_args if a.base_args is not None else a.vfwd_args).split()
     global SIZE
     SIZE = a.size
     if len(os.sched_getaffinity(0)) < 2:
@@ -137,7 +143,8 @@ def main():
                         vfwdtest.VFWD = a.base if who == "base" else VFWD
                         try:
                             pps, cyc, tsc_hz = run_vfwd(env, direction, a.secs,
-                                                        a.vfwd_args.split())
+                                                        base_args if who == "base"
+                                                        else a.vfwd_args.split())
                         finally:
                             vfwdtest.VFWD = VFWD
                         res[direction][who].append(pps)
@@ -152,7 +159,8 @@ def main():
 
     print("\n%d-byte packets, burst 32, 1 worker lcore, %d interleaved rounds of %ds%s%s"
           % (SIZE, a.rounds, a.secs, ", vfwd " + a.vfwd_args if a.vfwd_args else "",
-             ", base " + a.base if a.base else ""))
+             ", base " + a.base + (" " + " ".join(base_args) if base_args else "")
+             if a.base else ""))
     print("| direction | forwarder | Mpps median (min-max) | wall cycles/pkt | "
           "busy cycles/pkt sent | Mpps vfwd/testpmd |")
     print("|---|---|---|---|---|---|")
@@ -162,7 +170,8 @@ def main():
         rows = [("dpdk-vfwd", v, res[d]["vfwd_busy_cyc"]),
                 ("testpmd io", t, res[d]["testpmd_busy_cyc"])]
         if a.base:
-            rows.append(("dpdk-vfwd base", res[d]["base"], res[d]["base_busy_cyc"]))
+            rows.append(("dpdk-vfwd base" + (" " + " ".join(base_args) if base_args else ""),
+                         res[d]["base"], res[d]["base_busy_cyc"]))
         for who, xs, cyc in rows:
             r = "%.3f" % ratio if who == "dpdk-vfwd" else (
                 "%.3f" % (statistics.median(xs) / statistics.median(t)) if who != "testpmd io"
@@ -175,7 +184,7 @@ def main():
     print("\n| direction | pair | busy cycles/pkt: median of pairwise ratios (min-max) | "
           "ratio of best runs |")
     print("|---|---|---|---|")
-    pairs = [("vfwd", "testpmd")] + ([("vfwd", "base")] if a.base else [])
+    pairs = [("vfwd", "testpmd")] + ([("base", "testpmd"), ("vfwd", "base")] if a.base else [])
     for d in dirs:
         for x, y in pairs:
             xs, ys = res[d][x + "_busy_cyc"], res[d][y + "_busy_cyc"]

@@ -11,13 +11,34 @@
 #include <stdint.h>
 
 #include <net/if.h>
+#include <pthread.h>
 #include <rte_common.h>
 
 #include "vfwd.h"
 
+#include <rte_ethdev.h>
+
 struct rte_mempool;
 
+/* How workers reach a vhost port's virtqueues (--vhost-path). */
+enum vfwd_vhost_path {
+	/* rte_eth_rx_burst / rte_eth_tx_burst on net_vhost */
+	VFWD_VHOST_PATH_PMD,
+	/* rte_vhost_dequeue_burst / rte_vhost_enqueue_burst on the guest's
+	 * device, without net_vhost's per-packet work (its xstats, the
+	 * ethdev indirection); net_vhost still owns the socket and the
+	 * device's life (vfwd_vhost_path.c) */
+	VFWD_VHOST_PATH_LIB,
+};
+
 /* ------------------------------------------------------------ peer state */
+
+/* What librte_vhost counted on a device's vrings (the lib path's port
+ * counters; queue q's rx is the guest's transmitq q). */
+struct vfwd_vhost_counts {
+	uint64_t rxq_pkts[VFWD_MAX_QUEUES], txq_pkts[VFWD_MAX_QUEUES];
+	uint64_t ibytes, obytes;
+};
 
 /* Whether a tx queue can take packets now. For a vhost port it follows the
  * guest: written by the vhost event thread (LSC and queue-state callbacks),
@@ -27,6 +48,11 @@ struct rte_mempool;
 struct vfwd_port_state {
 	volatile uint8_t link_up;
 	volatile uint8_t txq_enabled[VFWD_MAX_QUEUES];
+	/* vhost: whether the guest enabled the vring each rx queue dequeues
+	 * from (its transmitq); the lib path dequeues only from those (a
+	 * queue the guest never set up is an invalid index there, and
+	 * librte_vhost logs one line per call) */
+	volatile uint8_t rxq_enabled[VFWD_MAX_QUEUES];
 	/* the GSO frames the guest takes, VFWD_GRO_KIND_TCP4 / TCP6 for
 	 * GUEST_TSO4 / TSO6 with GUEST_CSUM, 0 for none (looked up once per
 	 * connection, on the vhost thread) */
@@ -51,8 +77,27 @@ struct vfwd_port_state {
 	 * can not reopen what the guard closed. The one field of the port
 	 * state that workers write. */
 	volatile uint32_t pmd_gate;
+	/* --vhost-path lib: the guest's librte_vhost device, -1 while none.
+	 * Written by the vhost thread (the device before link_up, -1 before
+	 * it waits in quiesce for the workers to come round), read by the
+	 * workers on every burst. */
+	volatile int vid;
 	/* set at init, read-only after */
 	bool is_vhost;
+	bool vhost_lib;    /* vhost, --vhost-path lib */
+	/* lib path: what dequeue allocates from (the rx queues' pool) */
+	struct rte_mempool *rx_pool;
+	/* lib path: returns once every running worker has ended a round
+	 * begun before the call (the vhost thread, before the device goes) */
+	void (*quiesce)(void);
+	/* lib path: the counts of the devices that went (added by the vhost
+	 * thread as each goes), and of all at the last clear (control): what
+	 * is reported is gone + the present device's - cleared */
+	struct vfwd_vhost_counts lib_gone, lib_cleared;
+	/* lib path: held by control while it reads a device's counters and
+	 * by the vhost thread while the device comes or goes, so that no
+	 * counter is read from a freed device */
+	pthread_mutex_t lib_lock;
 	bool gated;        /* the PMD is called only through pmd_gate */
 	bool rx_intr;      /* configured with rx queue interrupts */
 	bool rx_intr_fd;   /* ... that are the queue's fd turning readable
@@ -95,6 +140,8 @@ struct vfwd_port_conf {
 	/* the MTU of every port (--mtu); 0: each its own (1500, a vhost port
 	 * the guest's) */
 	uint16_t mtu;
+	enum vfwd_vhost_path vhost_path; /* for vhost ports */
+	void (*quiesce)(void);           /* see vfwd_port_state */
 };
 
 /* The largest --mtu vfwd takes. */
@@ -144,6 +191,52 @@ vfwd_port_callable(uint16_t port, const struct vfwd_port_state *st)
 		return true;
 	return vfwd_port_gate_reopen(port, st);
 }
+/* ------------------------------------------------------------- bursts */
+
+/* The two ways to a vhost port's virtqueues (vfwd_vhost_path.c): queue q's
+ * rx is the guest's tx vring, its tx the guest's rx vring. tx takes the
+ * mbufs it sent, as rte_eth_tx_burst does. */
+uint16_t vfwd_vhost_lib_rx(uint16_t port, const struct vfwd_port_state *st, uint16_t q,
+			   struct rte_mbuf **pkts, uint16_t n);
+uint16_t vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf **pkts,
+			   uint16_t n);
+
+/* A burst from a port's rx queue: the one call the workers make to
+ * receive. */
+static inline uint16_t
+vfwd_port_rx(uint16_t port, const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf **pkts,
+	     uint16_t n)
+{
+	if (st->vhost_lib)
+		return vfwd_vhost_lib_rx(port, st, q, pkts, n);
+	return rte_eth_rx_burst(port, q, pkts, n);
+}
+
+/* Sends up to n of pkts on a port's tx queue, returns how many it took
+ * (and owns now): the one call the workers make to send. */
+static inline uint16_t
+vfwd_port_tx(uint16_t port, const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf **pkts,
+	     uint16_t n)
+{
+	if (st->vhost_lib)
+		return vfwd_vhost_lib_tx(st, q, pkts, n);
+	return rte_eth_tx_burst(port, q, pkts, n);
+}
+
+/* A port's counters as rte_eth_stats_get gives them, and the packets of
+ * each of its first nb_rxq / nb_txq queues (at most VFWD_COMPAT_MAX_QSTATS).
+ * On the lib path a vhost port's come from librte_vhost's per-vring
+ * counters (net_vhost counts nothing there): since the guest's last
+ * connection. Control plane. 0 or -errno (queue arrays zeroed). */
+int vfwd_port_stats(uint16_t port, const struct vfwd_port_state *st, struct rte_eth_stats *out,
+		    uint16_t nb_rxq, uint64_t *rxq_pkts, uint16_t nb_txq, uint64_t *txq_pkts);
+
+/* Zeroes what vfwd_port_stats reports (control plane). */
+void vfwd_port_stats_reset(uint16_t port, struct vfwd_port_state *st);
+/* lib path, vhost thread, with st->lib_lock held: adds the device's
+ * counts to st->lib_gone, before it goes. */
+void vfwd_vhost_lib_device_gone(struct vfwd_port_state *st, int vid);
+
 /* The interrupts vhost has raised into the guest ("calls": net_vhost's
  * per-virtqueue guest_notifications xstats, both rings, since the device
  * came) into *calls. 0, or -ENOTSUP for a port without them (not vhost, or

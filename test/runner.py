@@ -4,8 +4,10 @@
 same from build-asan (asan/...), the libFuzzer targets (fuzz/...), the
 end-to-end tests in test/e2e/test_*.py (one result per function), and the
 forward, malformed, modes and soak groups again with build-asan's vfwd
-(asan-e2e/...), a short e2e subset under a busy loop on every CPU
-(loaded/..., LOADED_TESTS), then the chroot suites of other releases.
+(asan-e2e/...), the forward, offload, gro and reconnect groups again with
+every vfwd on --vhost-path lib (lib-path/e2e/...), a short e2e subset
+under a busy loop on every CPU (loaded/..., LOADED_TESTS), then the chroot
+suites of other releases.
 Arguments filter tests by name; --under-load runs everything selected
 beside a busy loop on every CPU (CpuLoad).
 
@@ -44,6 +46,10 @@ ASAN_BUILD = os.path.join(os.path.dirname(BUILD), "build-asan")
 FUZZ_BUILD = os.path.join(os.path.dirname(BUILD), "build-fuzz")
 # the e2e groups run again with vfwd from build-asan
 ASAN_E2E_GROUPS = ("forward", "malformed", "modes", "soak", "vanish")
+# the e2e groups run again with every vfwd on --vhost-path lib (librte_vhost
+# called by the workers, not net_vhost's bursts): VFWD_VHOST_PATH, which
+# vfwdtest adds to each vfwd's options
+LIB_PATH_GROUPS = ("forward", "offload", "gro", "reconnect")
 # LeakSanitizer suppressions, used only if the file exists
 LSAN_SUPP = os.path.join(HERE, "lsan.supp")
 SAN_UBSAN = "halt_on_error=1:print_stacktrace=1"
@@ -557,6 +563,20 @@ def run_asan_e2e(mods, filters):
                 os.environ[k] = v
 
 
+def run_lib_path_e2e(mods, filters):
+    """The groups in LIB_PATH_GROUPS again, named lib-path/e2e/..., each
+    vfwd on --vhost-path lib."""
+    saved = os.environ.get("VFWD_VHOST_PATH")
+    os.environ["VFWD_VHOST_PATH"] = "lib"
+    try:
+        run_e2e(mods, filters, "lib-path/e2e", LIB_PATH_GROUPS)
+    finally:
+        if saved is None:
+            os.environ.pop("VFWD_VHOST_PATH", None)
+        else:
+            os.environ["VFWD_VHOST_PATH"] = saved
+
+
 # ------------------------------------------------------------------ load
 
 class CpuLoad:
@@ -623,7 +643,7 @@ def run_loaded(mods, filters):
 CHROOT_RUNS = (
     ("trixie", "DPDK 24.11", "tests", "VFWD_NO_ASAN=1 VFWD_NO_FUZZ=1",
      ["unit/", "^e2e/forward/", "^e2e/offload/", "^e2e/gro/", "^e2e/default/",
-      "^e2e/jumbo/"]),
+      "^e2e/jumbo/", "^lib-path/e2e/forward/"]),
     ("sid", "DPDK 25.11", "demo", "", ["unit/"]),
 )
 CHROOT_SECS = int(os.environ.get("VFWD_CHROOT_SECS", "1500"))
@@ -727,6 +747,8 @@ def main():
     units = [os.path.splitext(os.path.basename(p))[0]
              for p in glob.glob(os.path.join(HERE, "unit", "test_*.c"))]
     e2e_names = ["e2e/%s/%s" % (g, f[5:]) for g, _, fs in mods for f in fs]
+    e2e_names += ["lib-path/e2e/%s/%s" % (g, f[5:]) for g, _, fs in mods if g in LIB_PATH_GROUPS
+                  for f in fs]
     asan_e2e = ["asan-e2e/%s/%s" % (g, f[5:]) for g, _, fs in mods if g in ASAN_E2E_GROUPS
                 for f in fs]
     fuzz = ["fuzz/" + os.path.splitext(os.path.basename(p))[0][5:]
@@ -779,6 +801,7 @@ def run_all(mods, filters, broken, under_load):
         run_fuzz(filters)
     if BUILD not in broken:
         run_e2e(mods, filters)
+        run_lib_path_e2e(mods, filters)
         if ASAN_BUILD not in broken:
             run_asan_e2e(mods, filters)
         if not under_load:  # under load, every test already was

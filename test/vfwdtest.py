@@ -462,6 +462,10 @@ class Env:
         for v in vdevs:
             eal += ["--vdev", v]
         pre = os.environ.get("VFWD_WRAP", "").split()
+        # the runner's lib-path pass: every vfwd on --vhost-path lib
+        path = os.environ.get("VFWD_VHOST_PATH")
+        if path and "--vhost-path" not in args:
+            args = ["--vhost-path", path] + list(args)
         if netns:
             pre = ["ip", "netns", "exec", netns] + pre
         return pre + [VFWD] + eal + ["--"] + list(args)

@@ -133,6 +133,7 @@ tx_now(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_k
        struct rte_mbuf **pkts, uint16_t n, uint64_t bytes, struct vfwd_dir_stats *d)
 {
 	const struct vfwd_stream *s = &ws->s;
+	const struct vfwd_port_state *tx_st = &w->port_state[s->tx_port];
 	struct vfwd_stream_stats *ss = ws->stats;
 	uint16_t nb_tx;
 
@@ -145,19 +146,18 @@ tx_now(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_k
 		return;
 	}
 	d->tx_burst_hist[RTE_MIN(n, VFWD_MAX_BURST)]++;
-	nb_tx = rte_eth_tx_burst(s->tx_port, s->tx_queue, pkts, n);
+	nb_tx = vfwd_port_tx(s->tx_port, tx_st, s->tx_queue, pkts, n);
 	/* Retry only while the peer makes room (as OVS does for vhost): a
 	 * full ring that took nothing gives up at once instead of spinning
 	 * on the ring's cache lines and slowing the peer that drains it. */
 	for (uint16_t retry = 0, last = nb_tx; nb_tx < n && last && retry < k->tx_retry; retry++) {
-		last = rte_eth_tx_burst(s->tx_port, s->tx_queue, pkts + nb_tx, n - nb_tx);
+		last = vfwd_port_tx(s->tx_port, tx_st, s->tx_queue, pkts + nb_tx, n - nb_tx);
 		nb_tx += last;
 	}
 	if (unlikely(nb_tx < n)) {
 		bytes -= sum_pkt_len(pkts + nb_tx, n - nb_tx);
 		rte_pktmbuf_free_bulk(pkts + nb_tx, n - nb_tx);
-		d->drops[port_up(&w->port_state[s->tx_port]) ? VFWD_DROP_TX_FULL
-							     : VFWD_DROP_PEER_DOWN] += n - nb_tx;
+		d->drops[port_up(tx_st) ? VFWD_DROP_TX_FULL : VFWD_DROP_PEER_DOWN] += n - nb_tx;
 		ss->drops += n - nb_tx;
 	}
 	d->tx_bytes += bytes;
@@ -308,11 +308,12 @@ receive(const struct vfwd_worker *w, uint16_t i, uint16_t want, struct rte_mbuf 
 	uint64_t *bytes, bool *prep, struct vfwd_dir_stats *d)
 {
 	const struct vfwd_stream *s = &w->streams[i].s;
+	const struct vfwd_port_state *rx_st = &w->port_state[s->rx_port];
 	struct vfwd_stream_stats *ss = w->streams[i].stats;
 	uint16_t nb_rx = 0;
 
-	if (likely(vfwd_port_callable(s->rx_port, &w->port_state[s->rx_port])))
-		nb_rx = rte_eth_rx_burst(s->rx_port, s->rx_queue, pkts, want);
+	if (likely(vfwd_port_callable(s->rx_port, rx_st)))
+		nb_rx = vfwd_port_rx(s->rx_port, rx_st, s->rx_queue, pkts, want);
 
 	*bytes = burst_len_prep(w, i, pkts, nb_rx, prep);
 	d->rx_burst_hist[nb_rx]++;

@@ -335,9 +335,24 @@ on_link_change(uint16_t port, enum rte_eth_event_type type __rte_unused, void *a
 		return 0;
 	if (!link.link_status) {
 		for (unsigned int q = 0; q < VFWD_MAX_QUEUES; q++)
-			st->txq_enabled[q] = 0;
+			st->txq_enabled[q] = st->rxq_enabled[q] = 0;
 		st->guest_gso = 0;
 		st->guest_ufo = 0;
+		if (st->vhost_lib && st->vid >= 0) {
+			/* net_vhost calls this from its destroy callback: once it
+			 * returns the device is freed, so no worker may still be
+			 * in it (vfwd_vhost_path.c); what they cannot send
+			 * meanwhile is peer_down */
+			int vid = st->vid;
+
+			pthread_mutex_lock(&st->lib_lock);
+			st->link_up = 0;
+			__atomic_store_n(&st->vid, -1, __ATOMIC_SEQ_CST);
+			if (st->quiesce != NULL)
+				st->quiesce();
+			vfwd_vhost_lib_device_gone(st, vid);
+			pthread_mutex_unlock(&st->lib_lock);
+		}
 	} else {
 		int vid = rte_eth_vhost_get_vid_from_port_id(port);
 		uint64_t features;
@@ -361,6 +376,13 @@ on_link_change(uint16_t port, enum rte_eth_event_type type __rte_unused, void *a
 		st->guest_gso = guest_takes_gso(port);
 		st->guest_ufo = guest_has(port, VFWD_VIRTIO_NET_F_HOST_UFO);
 		st->conn_gen++; /* new vrings, new interrupt eventfds */
+		if (st->vhost_lib) {
+			/* before link_up: a worker that sees the link sees the
+			 * device */
+			pthread_mutex_lock(&st->lib_lock);
+			__atomic_store_n(&st->vid, vid, __ATOMIC_RELEASE);
+			pthread_mutex_unlock(&st->lib_lock);
+		}
 	}
 	st->link_up = link.link_status;
 	return 0;
@@ -378,7 +400,11 @@ on_queue_state(uint16_t port, enum rte_eth_event_type type __rte_unused, void *a
 	while (rte_eth_vhost_get_queue_event(port, &ev) == 0) {
 		/* ev.rx is the vring we dequeue from; our tx queues are the
 		 * guest's rx vrings. */
-		if (!ev.rx && ev.queue_id < VFWD_MAX_QUEUES)
+		if (ev.queue_id >= VFWD_MAX_QUEUES)
+			continue;
+		if (ev.rx)
+			st->rxq_enabled[ev.queue_id] = ev.enable;
+		else
 			st->txq_enabled[ev.queue_id] = ev.enable;
 	}
 	return 0;
@@ -413,6 +439,13 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 
 	memset(st, 0, sizeof(*st));
 	st->is_vhost = driver_is(&info, "net_vhost");
+	st->vid = -1;
+	if (st->is_vhost && conf->vhost_path == VFWD_VHOST_PATH_LIB) {
+		st->vhost_lib = true;
+		pthread_mutex_init(&st->lib_lock, NULL);
+		st->rx_pool = pool;
+		st->quiesce = conf->quiesce;
+	}
 	st->gated = driver_is(&info, "net_memif");
 	st->pmd_gate = 0; /* opened once a worker or control sees the link up */
 

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * --vhost-path lib: the workers call librte_vhost's dequeue and enqueue
+ * on the guest's device themselves, as OVS-DPDK does, instead of net_vhost's
+ * rx and tx burst. What that skips, per packet: net_vhost's size-bin and
+ * multicast counters, its queuing handshake (two atomic stores a burst) and
+ * ethdev's indirection. net_vhost still registers the socket and follows
+ * the device (new, destroyed, vrings enabled), and vfwd_ports.c keeps the
+ * device id in the port state for the workers.
+ *
+ * The one thing net_vhost's handshake gave that vfwd must give itself: a
+ * device is freed (its memory unmapped, its virtqueues released) as soon
+ * as the destroy callback returns. So that callback (vfwd's link-down
+ * handler, which net_vhost calls from its own) clears the id and then
+ * waits in the port's quiesce hook until every worker has ended a round:
+ * none is still inside a dequeue or enqueue on the old device.
+ */
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_vhost.h>
+
+#include "vfwd_compat.h"
+#include "vfwd_port.h"
+
+/* librte_vhost takes at most this many packets a call (MAX_PKT_BURST in
+ * lib/vhost), net_vhost's VHOST_MAX_PKT_BURST */
+#define VHOST_CALL_MAX 32
+
+/* The guest's vrings of queue pair q (virtio spec 5.1.2): receiveq 2q
+ * (we enqueue into it), transmitq 2q+1 (we dequeue from it). */
+static inline uint16_t
+guest_tx_vring(uint16_t q)
+{
+	return 2 * q + 1;
+}
+
+static inline uint16_t
+guest_rx_vring(uint16_t q)
+{
+	return 2 * q;
+}
+
+uint16_t
+vfwd_vhost_lib_rx(uint16_t port, const struct vfwd_port_state *st, uint16_t q,
+		  struct rte_mbuf **pkts, uint16_t n)
+{
+	int vid = __atomic_load_n(&st->vid, __ATOMIC_ACQUIRE);
+	uint16_t got = 0;
+
+	if (unlikely(vid < 0 || !st->rxq_enabled[q]))
+		return 0;
+	while (got < n) {
+		uint16_t want = RTE_MIN(n - got, VHOST_CALL_MAX);
+		uint16_t last = rte_vhost_dequeue_burst(vid, guest_tx_vring(q), st->rx_pool,
+							pkts + got, want);
+
+		got += last;
+		if (last < want)
+			break;
+	}
+	/* what net_vhost sets: the offload stage reads where a frame came
+	 * from */
+	for (uint16_t i = 0; i < got; i++)
+		pkts[i]->port = port;
+	return got;
+}
+
+uint16_t
+vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf **pkts,
+		  uint16_t n)
+{
+	int vid = __atomic_load_n(&st->vid, __ATOMIC_ACQUIRE);
+	uint16_t sent = 0;
+
+	if (unlikely(vid < 0 || !st->txq_enabled[q]))
+		return 0;
+	while (sent < n) {
+		uint16_t want = RTE_MIN(n - sent, VHOST_CALL_MAX);
+		uint16_t last = rte_vhost_enqueue_burst(vid, guest_rx_vring(q), pkts + sent, want);
+
+		sent += last;
+		if (last < want)
+			break;
+	}
+	/* enqueue copies into the guest's buffers and leaves the mbufs to
+	 * the caller: they are ours to free, as a PMD's tx frees them */
+	rte_pktmbuf_free_bulk(pkts, sent);
+	return sent;
+}
+
+/* ------------------------------------------------------------- counters */
+
+/* Sums librte_vhost's per-vring counters named *_good_packets and
+ * *_good_bytes of vring v into *pkts, *bytes. 0 or -errno. */
+static int
+vring_counts(int vid, uint16_t v, uint64_t *pkts, uint64_t *bytes)
+{
+	struct rte_vhost_stat_name names[64];
+	struct rte_vhost_stat vals[64];
+	int n = rte_vhost_vring_stats_get_names(vid, v, NULL, 0);
+
+	*pkts = *bytes = 0;
+	if (n <= 0)
+		return n < 0 ? n : -ENOTSUP;
+	if (n > (int)RTE_DIM(names))
+		n = RTE_DIM(names);
+	if (rte_vhost_vring_stats_get_names(vid, v, names, n) < n)
+		return -EIO;
+	n = rte_vhost_vring_stats_get(vid, v, vals, n);
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		const char *name;
+		size_t len;
+
+		if (vals[i].id >= RTE_DIM(names))
+			continue;
+		name = names[vals[i].id].name;
+		len = strlen(name);
+		if (len > 13 && strcmp(name + len - 13, "_good_packets") == 0)
+			*pkts += vals[i].value;
+		else if (len > 11 && strcmp(name + len - 11, "_good_bytes") == 0)
+			*bytes += vals[i].value;
+	}
+	return 0;
+}
+
+/* The counts of device vid (none: zeroes) into c. */
+static void
+device_counts(int vid, struct vfwd_vhost_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (vid < 0)
+		return;
+	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
+		uint64_t pkts, bytes;
+
+		if (vring_counts(vid, guest_tx_vring(q), &pkts, &bytes) == 0) {
+			c->rxq_pkts[q] = pkts;
+			c->ibytes += bytes;
+		}
+		if (vring_counts(vid, guest_rx_vring(q), &pkts, &bytes) == 0) {
+			c->txq_pkts[q] = pkts;
+			c->obytes += bytes;
+		}
+	}
+}
+
+/* What the port counted since the last clear, across connections. */
+static void
+lib_counts(struct vfwd_port_state *st, struct vfwd_vhost_counts *c)
+{
+	pthread_mutex_lock(&st->lib_lock);
+	device_counts(st->vid, c);
+	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
+		c->rxq_pkts[q] += st->lib_gone.rxq_pkts[q] - st->lib_cleared.rxq_pkts[q];
+		c->txq_pkts[q] += st->lib_gone.txq_pkts[q] - st->lib_cleared.txq_pkts[q];
+	}
+	c->ibytes += st->lib_gone.ibytes - st->lib_cleared.ibytes;
+	c->obytes += st->lib_gone.obytes - st->lib_cleared.obytes;
+	pthread_mutex_unlock(&st->lib_lock);
+}
+
+/* with st->lib_lock held */
+void
+vfwd_vhost_lib_device_gone(struct vfwd_port_state *st, int vid)
+{
+	struct vfwd_vhost_counts c;
+
+	device_counts(vid, &c);
+	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
+		st->lib_gone.rxq_pkts[q] += c.rxq_pkts[q];
+		st->lib_gone.txq_pkts[q] += c.txq_pkts[q];
+	}
+	st->lib_gone.ibytes += c.ibytes;
+	st->lib_gone.obytes += c.obytes;
+}
+
+void
+vfwd_port_stats_reset(uint16_t port, struct vfwd_port_state *st)
+{
+	struct vfwd_vhost_counts c;
+
+	if (!st->vhost_lib) {
+		rte_eth_stats_reset(port);
+		return;
+	}
+	/* what is counted now becomes the zero */
+	pthread_mutex_lock(&st->lib_lock);
+	device_counts(st->vid, &c);
+	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
+		st->lib_cleared.rxq_pkts[q] = st->lib_gone.rxq_pkts[q] + c.rxq_pkts[q];
+		st->lib_cleared.txq_pkts[q] = st->lib_gone.txq_pkts[q] + c.txq_pkts[q];
+	}
+	st->lib_cleared.ibytes = st->lib_gone.ibytes + c.ibytes;
+	st->lib_cleared.obytes = st->lib_gone.obytes + c.obytes;
+	pthread_mutex_unlock(&st->lib_lock);
+}
+
+static int
+lib_stats(struct vfwd_port_state *st, struct rte_eth_stats *out, uint16_t nb_rxq,
+	  uint64_t *rxq_pkts, uint16_t nb_txq, uint64_t *txq_pkts)
+{
+	struct vfwd_vhost_counts c;
+
+	lib_counts(st, &c);
+	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
+		out->ipackets += c.rxq_pkts[q];
+		out->opackets += c.txq_pkts[q];
+		if (q < nb_rxq)
+			rxq_pkts[q] = c.rxq_pkts[q];
+		if (q < nb_txq)
+			txq_pkts[q] = c.txq_pkts[q];
+	}
+	out->ibytes = c.ibytes;
+	out->obytes = c.obytes;
+	return 0;
+}
+
+int
+vfwd_port_stats(uint16_t port, const struct vfwd_port_state *st, struct rte_eth_stats *out,
+		uint16_t nb_rxq, uint64_t *rxq_pkts, uint16_t nb_txq, uint64_t *txq_pkts)
+{
+	nb_rxq = RTE_MIN(nb_rxq, (uint16_t)VFWD_COMPAT_MAX_QSTATS);
+	nb_txq = RTE_MIN(nb_txq, (uint16_t)VFWD_COMPAT_MAX_QSTATS);
+	memset(out, 0, sizeof(*out));
+	if (nb_rxq)
+		memset(rxq_pkts, 0, sizeof(*rxq_pkts) * nb_rxq);
+	if (nb_txq)
+		memset(txq_pkts, 0, sizeof(*txq_pkts) * nb_txq);
+	if (st->vhost_lib)
+		/* the lock is the one thing written: see lib_lock */
+		return lib_stats((struct vfwd_port_state *)(uintptr_t)st, out, nb_rxq, rxq_pkts, nb_txq, txq_pkts);
+	if (rte_eth_stats_get(port, out) != 0)
+		return -EIO;
+	if (nb_rxq + nb_txq == 0)
+		return 0;
+	return vfwd_port_queue_pkts(port, out, nb_rxq, rxq_pkts, nb_txq, txq_pkts);
+}
