@@ -22,7 +22,7 @@
 
 /* the long options vfwd_usage lists: the knobs with a value, and those of
  * other_options (--gro, a flag, and the options that are not knobs) */
-#define EXPECTED_NB_OPTIONS 35
+#define EXPECTED_NB_OPTIONS 36
 
 static struct vfwd_options o, def;
 static char err[512];
@@ -92,7 +92,7 @@ usage_options(char names[][32], unsigned int max)
 
 static const char *const other_options[] = {"gro", "rxq", "txq", "pair", "duration",
 					    "interactive", "cmdline-file", "socket-mode",
-					    "socket-owner", "tap-prefix", "mtu", "help"};
+					    "socket-owner", "tap-prefix", "mtu", "vhost-path", "help"};
 
 static bool
 is_other(const char *name)
@@ -613,6 +613,23 @@ tap_prefix(void)
 	check_rejects_eq("--tap-prefix", "a/b");
 }
 
+/* --vhost-path: pmd (the default) or lib, nothing else */
+static void
+vhost_path(void)
+{
+	struct vfwd_options want = expect_defaults();
+
+	CHECK(want.vhost_path == VFWD_VHOST_PATH_PMD);
+	CHECK(PARSE("--vhost-path", "pmd") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	want.vhost_path = VFWD_VHOST_PATH_LIB;
+	CHECK(PARSE("--vhost-path", "lib") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	CHECK(PARSE("--vhost-path=lib") == 0 && memcmp(&o, &want, sizeof(o)) == 0);
+	check_rejects("--vhost-path", "LIB");
+	CHECK(strstr(err, "--vhost-path") && strstr(err, "pmd or lib"));
+	check_rejects("--vhost-path", "");
+	check_rejects("--vhost-path", "ethdev");
+}
+
 /* --mtu: jumbo frames up to vfwd's largest, nothing below IPv4's least */
 static void
 mtu(void)
@@ -719,6 +736,7 @@ main(void)
 	RUN(socket_umask);
 	RUN(socket_owner);
 	RUN(tap_prefix);
+	RUN(vhost_path);
 	RUN(mtu);
 	RUN(cmdline_file);
 	RUN(bad_shapes);
