@@ -244,6 +244,6 @@ main(int argc, char **argv)
 	rte_mempool_free(pool);
 	rte_mempool_free(unit_pool);
 	rte_mempool_free(indirect);
-	rte_eal_cleanup();
+	unit_eal_fini();
 	return 0;
 }

@@ -931,6 +931,6 @@ main(int argc, char **argv)
 	RUN(many_flows);
 	RUN(flush_timeout_oldest_first);
 	RUN(engine_switch_keeps_order);
-	rte_eal_cleanup();
+	unit_eal_fini();
 	return CHECK_DONE();
 }

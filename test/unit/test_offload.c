@@ -1952,6 +1952,6 @@ main(int argc, char **argv)
 	RUN(gro_gso_size_is_mss);
 	RUN(odd_chains_checksummed);
 	RUN(no_mbuf_leaked);
-	rte_eal_cleanup();
+	unit_eal_fini();
 	return CHECK_DONE();
 }

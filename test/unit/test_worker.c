@@ -1154,6 +1154,6 @@ main(int argc, char **argv)
 	}
 	rte_mempool_free(pool);
 	rte_mempool_free(indirect_pool);
-	rte_eal_cleanup();
+	unit_eal_fini();
 	return CHECK_DONE();
 }

@@ -7,6 +7,7 @@
 #ifndef VFWD_UNIT_EAL_H
 #define VFWD_UNIT_EAL_H
 
+#include <limits.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -22,7 +23,8 @@ unit_eal_init(const char *argv0, const char *name, struct rte_mempool **pool,
 {
 	char prefix[64];
 	char *eal[] = {(char *)argv0, "-l", "0", "--no-huge", "-m", "512", "--no-pci",
-		       "--no-shconf", "--log-level=*:error", "--file-prefix", prefix};
+		       "--no-shconf", "--no-telemetry", "--log-level=*:error", "--file-prefix",
+		       prefix};
 
 	/* the runner (the parent) in the name: its leftover check removes only
 	 * what it can tie to its own run */
@@ -35,6 +37,18 @@ unit_eal_init(const char *argv0, const char *name, struct rte_mempool **pool,
 	*indirect_pool = rte_pktmbuf_pool_create("t_indirect", 4095, 0, 0, 0, 0);
 	RTE_VERIFY(*pool && *indirect_pool);
 	return 0;
+}
+
+/* Stops the EAL and removes its runtime directory, which rte_eal_cleanup
+ * leaves (a benchmark run by hand has no runner to remove it). */
+static inline void
+unit_eal_fini(void)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	rte_eal_cleanup();
+	rmdir(dir); /* empty with --no-shconf and --no-telemetry; else it stays */
 }
 
 #endif
