@@ -440,6 +440,10 @@ main(int argc, char **argv)
 		       rte_strerror(rte_errno));
 	else
 		app.pdump_init = true;
+	/* capture hooks ethdev's rx/tx callbacks, which the lib path skips */
+	if (app.pdump_init && app.opt.vhost_path == VFWD_VHOST_PATH_LIB)
+		printf("note: --vhost-path lib: packet capture sees nothing on vhost ports "
+		       "(capture on the wire port)\n");
 	if (vfwd_telemetry_register(&app) != 0)
 		printf("note: telemetry commands /vfwd/* not registered\n");
 
