@@ -399,6 +399,12 @@ class Session:
         dx = {k: x1[k] - x0.get(k, 0) for k in x1 if isinstance(x1[k], int)}
         to_guest = dx.get("tx_good_packets", 0)
         from_guest = dx.get("rx_good_packets", 0)
+        if self.kind == "vfwd":
+            # vfwd's port counters: net_vhost's on --vhost-path pmd,
+            # librte_vhost's per-vring ones on lib (net_vhost's stay 0)
+            p0, p1 = f0["ports"]["0"], f1["ports"]["0"]
+            to_guest = p1["opackets"] - p0["opackets"]
+            from_guest = p1["ipackets"] - p0["ipackets"]
         # calls: the interrupts vhost raised into the guest, for either
         # ring (its rx ring: packets to it; its tx ring: completions);
         # vfwd's telemetry has their sum, testpmd's the xstats
