@@ -526,9 +526,11 @@ report_json(struct vfwd_app *app, const struct report *r)
 	vfwd_unmap_guard_stats(&guard);
 	printf("],\"mempool\":{\"size\":%u,\"in_use\":%u,\"in_use_at_start\":%u},"
 	       "\"unmap_guard\":{\"waited\":%" PRIu64 ",\"free\":%" PRIu64 ",\"timeouts\":%" PRIu64
-	       ",\"max_wait_us\":%" PRIu64 "}}\n",
+	       ",\"max_wait_us\":%" PRIu64 ",\"vhost_waits\":%" PRIu64
+	       ",\"vhost_timeouts\":%" PRIu64 ",\"vhost_max_wait_us\":%" PRIu64 "}}\n",
 	       app->pool->size, rte_mempool_in_use_count(app->pool), app->pool_in_use_at_start,
-	       guard.unmaps_waited, guard.unmaps_free, guard.timeouts, guard.max_wait_us);
+	       guard.unmaps_waited, guard.unmaps_free, guard.timeouts, guard.max_wait_us,
+	       guard.vhost_waits, guard.vhost_timeouts, guard.vhost_max_wait_us);
 	fflush(stdout);
 }
 

@@ -154,15 +154,30 @@ wait_for_workers(uint64_t *us)
 	return quiet;
 }
 
-void
-vfwd_workers_quiesce(void)
+/* With guard.lock held and workers running: waits for them, counted
+ * into *waits, *timeouts and *max_us; what says what was waited for. */
+static void
+counted_wait(uint64_t *waits, uint64_t *timeouts, uint64_t *max_us, const char *what)
 {
 	uint64_t us;
 
+	(*waits)++;
+	if (!wait_for_workers(&us)) {
+		(*timeouts)++;
+		fprintf(stderr, "dpdk-vfwd: warning: %s while a worker has not come round in %d ms\n",
+			what, GUARD_WAIT_MAX_MS);
+	}
+	if (us > *max_us)
+		*max_us = us;
+}
+
+void
+vfwd_workers_quiesce(void)
+{
 	pthread_mutex_lock(&guard.lock);
-	if (guard.workers != NULL && !wait_for_workers(&us))
-		fprintf(stderr, "dpdk-vfwd: warning: a vhost device goes while a worker has not "
-				"come round in %d ms\n", GUARD_WAIT_MAX_MS);
+	if (guard.workers != NULL)
+		counted_wait(&guard.stats.vhost_waits, &guard.stats.vhost_timeouts,
+			     &guard.stats.vhost_max_wait_us, "a vhost device goes");
 	pthread_mutex_unlock(&guard.lock);
 }
 
@@ -174,19 +189,10 @@ munmap(void *addr, size_t len)
 		pthread_mutex_lock(&guard.lock);
 		for (uint16_t i = 0; i < guard.nb_ports; i++)
 			vfwd_port_gate_close(&guard.ports[i]);
-		if (guard.workers != NULL) {
-			uint64_t us;
-
-			guard.stats.unmaps_waited++;
-			if (!wait_for_workers(&us)) {
-				guard.stats.timeouts++;
-				fprintf(stderr, "dpdk-vfwd: warning: a memif port unmaps its memory "
-						"while a worker has not come round in %d ms\n",
-					GUARD_WAIT_MAX_MS);
-			}
-			if (us > guard.stats.max_wait_us)
-				guard.stats.max_wait_us = us;
-		} else
+		if (guard.workers != NULL)
+			counted_wait(&guard.stats.unmaps_waited, &guard.stats.timeouts,
+				     &guard.stats.max_wait_us, "a memif port unmaps its memory");
+		else
 			guard.stats.unmaps_free++;
 		pthread_mutex_unlock(&guard.lock);
 	}

@@ -15,6 +15,10 @@ struct vfwd_unmap_guard_stats {
 	uint64_t unmaps_free;   /* ... made while no worker ran */
 	uint64_t timeouts;      /* waits cut short (a worker never came round) */
 	uint64_t max_wait_us;   /* the longest wait */
+	/* --vhost-path lib: devices that went (vfwd_workers_quiesce), and
+	 * the waits for them cut short (then a worker may still have been in
+	 * the device as it went: a bug to report) */
+	uint64_t vhost_waits, vhost_timeouts, vhost_max_wait_us;
 };
 
 /* The workers now launched (control, before launching them), or none

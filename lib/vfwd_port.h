@@ -37,7 +37,7 @@ enum vfwd_vhost_path {
  * counters; queue q's rx is the guest's transmitq q). */
 struct vfwd_vhost_counts {
 	uint64_t rxq_pkts[VFWD_MAX_QUEUES], txq_pkts[VFWD_MAX_QUEUES];
-	uint64_t ibytes, obytes;
+	uint64_t rxq_bytes[VFWD_MAX_QUEUES], txq_bytes[VFWD_MAX_QUEUES];
 };
 
 /* Whether a tx queue can take packets now. For a vhost port it follows the
@@ -90,13 +90,16 @@ struct vfwd_port_state {
 	/* lib path: returns once every running worker has ended a round
 	 * begun before the call (the vhost thread, before the device goes) */
 	void (*quiesce)(void);
-	/* lib path: the counts of the devices that went (added by the vhost
-	 * thread as each goes), and of all at the last clear (control): what
-	 * is reported is gone + the present device's - cleared */
-	struct vfwd_vhost_counts lib_gone, lib_cleared;
-	/* lib path: held by control while it reads a device's counters and
-	 * by the vhost thread while the device comes or goes, so that no
-	 * counter is read from a freed device */
+	/* lib path, the port counters (vfwd_vhost_path.c), all under
+	 * lib_lock, written by the vhost thread as a guest comes and goes
+	 * and by control (reads, clear): the device read (-1: none; it stays
+	 * set while the workers quiesce, vid does not), its counts at the
+	 * connection (librte_vhost keeps them over a guest's virtio reset)
+	 * and the last it gave (a read fails while a vring is remapped); the
+	 * counts of the connections that ended, and of all at the last
+	 * clear. Reported: gone + (now - base) - cleared. */
+	int counts_vid;
+	struct vfwd_vhost_counts lib_base, lib_last, lib_gone, lib_cleared;
 	pthread_mutex_t lib_lock;
 	bool gated;        /* the PMD is called only through pmd_gate */
 	bool rx_intr;      /* configured with rx queue interrupts */
@@ -233,9 +236,12 @@ int vfwd_port_stats(uint16_t port, const struct vfwd_port_state *st, struct rte_
 
 /* Zeroes what vfwd_port_stats reports (control plane). */
 void vfwd_port_stats_reset(uint16_t port, struct vfwd_port_state *st);
-/* lib path, vhost thread, with st->lib_lock held: adds the device's
- * counts to st->lib_gone, before it goes. */
-void vfwd_vhost_lib_device_gone(struct vfwd_port_state *st, int vid);
+/* lib path, vhost thread: guest device vid came; its counters count from
+ * here, and the workers may call it once this returns. */
+void vfwd_vhost_lib_connected(struct vfwd_port_state *st, int vid);
+/* lib path, vhost thread, in the destroy callback: the workers leave the
+ * device (st->quiesce), its counts go to st->lib_gone. */
+void vfwd_vhost_lib_disconnected(struct vfwd_port_state *st);
 
 /* The interrupts vhost has raised into the guest ("calls": net_vhost's
  * per-virtqueue guest_notifications xstats, both rings, since the device

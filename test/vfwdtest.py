@@ -567,6 +567,8 @@ def peer_through_vfwd(env, direction, peer_args, vfwd_args=(), vhost_args="", us
                    "net_memif0,role=server,socket=%s" % mf],
                   ["--stats-format", "json"] + list(vfwd_args), lcores=lcores)
     vf.wait_output("forwarding", 30)
+    check("vhost path %s:" % vhost_path() in vf.out(), "not on --vhost-path %s:\n%s"
+          % (vhost_path(), vf.out()[-800:]))
     tx, rx = (0, 1) if direction == "vm_to_wire" else (1, 0)
     peer = env.peer(["net_virtio_user0,path=%s%s" % (vh, user_args),
                      "net_memif0,role=client,socket=%s,rsize=12" % mf],
@@ -605,6 +607,9 @@ def gen_through_vfwd(env, vfwd_args, gen_args, tso=False, timeout=60, gen_lcores
     fwd_vdevs, gen_vdevs = gen_topology(env, tso, user_args)
     vf = env.vfwd(fwd_vdevs, ["--stats-format", "json"] + list(vfwd_args))
     vf.wait_output("forwarding", 30)
+    if "--vhost-path" not in vfwd_args:
+        check("vhost path %s:" % vhost_path() in vf.out(), "not on --vhost-path %s:\n%s"
+              % (vhost_path(), vf.out()[-800:]))
     g = env.gen(gen_vdevs, list(gen_args) + ["--format", "json", "--linger"], lcores=gen_lcores)
     g.wait_output('"ok"', timeout)
     report = g.last_json()
@@ -636,6 +641,24 @@ def stop_accounted(vf, tag="vfwd"):
     check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
           "%s leaked mbufs: %s" % (tag, final["mempool"]))
     return final
+
+
+def vhost_path():
+    """The --vhost-path every vfwd of this run takes (the runner's
+    lib-path pass sets VFWD_VHOST_PATH), pmd by default."""
+    return os.environ.get("VFWD_VHOST_PATH") or "pmd"
+
+
+def check_devices_quiesced(final, gone):
+    """On --vhost-path lib, a final report's count of vhost devices that
+    went (each after the workers left it) is at least gone, none of those
+    waits cut short; on pmd, net_vhost does that and vfwd waited for none."""
+    g = final["unmap_guard"]
+    if vhost_path() == "lib":
+        check(g["vhost_waits"] >= gone and g["vhost_timeouts"] == 0,
+              "lib path: %d devices went, the workers left them: %s" % (gone, g))
+    else:
+        check(g["vhost_waits"] == 0, "pmd path, yet vfwd waited for devices: %s" % g)
 
 
 def telemetry(env, prefix, cmds):

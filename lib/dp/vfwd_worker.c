@@ -1058,12 +1058,15 @@ vfwd_worker_main(void *arg)
 		else
 			st->idle_tsc += now - prev;
 		st->rounds++;
+		if (knobs.rx_mode != VFWD_RX_POLL)
+			now = vfwd_napi_after_round(w, &knobs, nb, now);
+		/* after napi's queue counts and interrupt arming, which reach
+		 * the vhost device too: once acknowledged, no call of this
+		 * round is in a PMD or device */
 		if (w->quiesce_epoch != NULL)
 			__atomic_store_n(&w->quiesce_seen,
 					 __atomic_load_n(w->quiesce_epoch, __ATOMIC_ACQUIRE),
 					 __ATOMIC_RELEASE);
-		if (knobs.rx_mode != VFWD_RX_POLL)
-			now = vfwd_napi_after_round(w, &knobs, nb, now);
 		prev = now;
 		poll_knobs(w, &gen, &knobs);
 		if (unlikely(__atomic_load_n(&w->clear_req, __ATOMIC_ACQUIRE) != w->clear_seen))

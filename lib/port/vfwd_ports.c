@@ -338,21 +338,10 @@ on_link_change(uint16_t port, enum rte_eth_event_type type __rte_unused, void *a
 			st->txq_enabled[q] = st->rxq_enabled[q] = 0;
 		st->guest_gso = 0;
 		st->guest_ufo = 0;
-		if (st->vhost_lib && st->vid >= 0) {
+		if (st->vhost_lib)
 			/* net_vhost calls this from its destroy callback: once it
-			 * returns the device is freed, so no worker may still be
-			 * in it (vfwd_vhost_path.c); what they cannot send
-			 * meanwhile is peer_down */
-			int vid = st->vid;
-
-			pthread_mutex_lock(&st->lib_lock);
-			st->link_up = 0;
-			__atomic_store_n(&st->vid, -1, __ATOMIC_SEQ_CST);
-			if (st->quiesce != NULL)
-				st->quiesce();
-			vfwd_vhost_lib_device_gone(st, vid);
-			pthread_mutex_unlock(&st->lib_lock);
-		}
+			 * returns the device may be freed */
+			vfwd_vhost_lib_disconnected(st);
 	} else {
 		int vid = rte_eth_vhost_get_vid_from_port_id(port);
 		uint64_t features;
@@ -376,13 +365,10 @@ on_link_change(uint16_t port, enum rte_eth_event_type type __rte_unused, void *a
 		st->guest_gso = guest_takes_gso(port);
 		st->guest_ufo = guest_has(port, VFWD_VIRTIO_NET_F_HOST_UFO);
 		st->conn_gen++; /* new vrings, new interrupt eventfds */
-		if (st->vhost_lib) {
+		if (st->vhost_lib && vid >= 0)
 			/* before link_up: a worker that sees the link sees the
 			 * device */
-			pthread_mutex_lock(&st->lib_lock);
-			__atomic_store_n(&st->vid, vid, __ATOMIC_RELEASE);
-			pthread_mutex_unlock(&st->lib_lock);
-		}
+			vfwd_vhost_lib_connected(st, vid);
 	}
 	st->link_up = link.link_status;
 	return 0;
@@ -443,6 +429,7 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	if (st->is_vhost && conf->vhost_path == VFWD_VHOST_PATH_LIB) {
 		st->vhost_lib = true;
 		pthread_mutex_init(&st->lib_lock, NULL);
+		st->counts_vid = -1;
 		st->rx_pool = pool;
 		st->quiesce = conf->quiesce;
 	}
@@ -623,4 +610,6 @@ vfwd_port_teardown(uint16_t port, struct vfwd_port_state *st)
 		unregister_events(port, st);
 	rte_eth_dev_close(port);
 	kernel_mtu_restore(st);
+	if (st->vhost_lib)
+		pthread_mutex_destroy(&st->lib_lock);
 }

@@ -127,10 +127,13 @@ vring_counts(int vid, uint16_t v, uint64_t *pkts, uint64_t *bytes)
 	return 0;
 }
 
-/* The counts of device vid (none: zeroes) into c. */
+/* The counts of st->counts_vid into c (zeroes for none), a vring that
+ * cannot be read giving its last counts. With st->lib_lock held. */
 static void
-device_counts(int vid, struct vfwd_vhost_counts *c)
+device_read(struct vfwd_port_state *st, struct vfwd_vhost_counts *c)
 {
+	int vid = st->counts_vid;
+
 	memset(c, 0, sizeof(*c));
 	if (vid < 0)
 		return;
@@ -138,44 +141,68 @@ device_counts(int vid, struct vfwd_vhost_counts *c)
 		uint64_t pkts, bytes;
 
 		if (vring_counts(vid, guest_tx_vring(q), &pkts, &bytes) == 0) {
-			c->rxq_pkts[q] = pkts;
-			c->ibytes += bytes;
+			st->lib_last.rxq_pkts[q] = pkts;
+			st->lib_last.rxq_bytes[q] = bytes;
 		}
 		if (vring_counts(vid, guest_rx_vring(q), &pkts, &bytes) == 0) {
-			c->txq_pkts[q] = pkts;
-			c->obytes += bytes;
+			st->lib_last.txq_pkts[q] = pkts;
+			st->lib_last.txq_bytes[q] = bytes;
 		}
 	}
+	*c = st->lib_last;
 }
 
-/* What the port counted since the last clear, across connections. */
+/* dst = a + sign * b, element by element */
 static void
-lib_counts(struct vfwd_port_state *st, struct vfwd_vhost_counts *c)
+counts_add(struct vfwd_vhost_counts *dst, const struct vfwd_vhost_counts *a,
+	   const struct vfwd_vhost_counts *b, int sign)
+{
+	const uint64_t *pa = (const uint64_t *)a, *pb = (const uint64_t *)b;
+	uint64_t *pd = (uint64_t *)dst;
+
+	for (size_t i = 0; i < sizeof(*dst) / sizeof(uint64_t); i++)
+		pd[i] = sign > 0 ? pa[i] + pb[i] : pa[i] - pb[i];
+}
+
+/* What the present connection counted (zeroes for none). With
+ * st->lib_lock held. */
+static void
+present_counts(struct vfwd_port_state *st, struct vfwd_vhost_counts *c)
+{
+	device_read(st, c);
+	if (st->counts_vid >= 0)
+		counts_add(c, c, &st->lib_base, -1);
+}
+
+void
+vfwd_vhost_lib_connected(struct vfwd_port_state *st, int vid)
 {
 	pthread_mutex_lock(&st->lib_lock);
-	device_counts(st->vid, c);
-	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
-		c->rxq_pkts[q] += st->lib_gone.rxq_pkts[q] - st->lib_cleared.rxq_pkts[q];
-		c->txq_pkts[q] += st->lib_gone.txq_pkts[q] - st->lib_cleared.txq_pkts[q];
-	}
-	c->ibytes += st->lib_gone.ibytes - st->lib_cleared.ibytes;
-	c->obytes += st->lib_gone.obytes - st->lib_cleared.obytes;
+	st->counts_vid = vid;
+	memset(&st->lib_last, 0, sizeof(st->lib_last));
+	device_read(st, &st->lib_base);
+	__atomic_store_n(&st->vid, vid, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&st->lib_lock);
 }
 
-/* with st->lib_lock held */
 void
-vfwd_vhost_lib_device_gone(struct vfwd_port_state *st, int vid)
+vfwd_vhost_lib_disconnected(struct vfwd_port_state *st)
 {
 	struct vfwd_vhost_counts c;
 
-	device_counts(vid, &c);
-	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
-		st->lib_gone.rxq_pkts[q] += c.rxq_pkts[q];
-		st->lib_gone.txq_pkts[q] += c.txq_pkts[q];
-	}
-	st->lib_gone.ibytes += c.ibytes;
-	st->lib_gone.obytes += c.obytes;
+	if (st->counts_vid < 0)
+		return; /* went before it came (a failed connection) */
+	/* what the workers cannot send meanwhile is peer_down */
+	st->link_up = 0;
+	__atomic_store_n(&st->vid, -1, __ATOMIC_SEQ_CST);
+	/* without lib_lock: reports go on reading counts_vid meanwhile */
+	if (st->quiesce != NULL)
+		st->quiesce();
+	pthread_mutex_lock(&st->lib_lock);
+	present_counts(st, &c);
+	counts_add(&st->lib_gone, &st->lib_gone, &c, 1);
+	st->counts_vid = -1;
+	pthread_mutex_unlock(&st->lib_lock);
 }
 
 void
@@ -189,13 +216,8 @@ vfwd_port_stats_reset(uint16_t port, struct vfwd_port_state *st)
 	}
 	/* what is counted now becomes the zero */
 	pthread_mutex_lock(&st->lib_lock);
-	device_counts(st->vid, &c);
-	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
-		st->lib_cleared.rxq_pkts[q] = st->lib_gone.rxq_pkts[q] + c.rxq_pkts[q];
-		st->lib_cleared.txq_pkts[q] = st->lib_gone.txq_pkts[q] + c.txq_pkts[q];
-	}
-	st->lib_cleared.ibytes = st->lib_gone.ibytes + c.ibytes;
-	st->lib_cleared.obytes = st->lib_gone.obytes + c.obytes;
+	present_counts(st, &c);
+	counts_add(&st->lib_cleared, &st->lib_gone, &c, 1);
 	pthread_mutex_unlock(&st->lib_lock);
 }
 
@@ -205,17 +227,21 @@ lib_stats(struct vfwd_port_state *st, struct rte_eth_stats *out, uint16_t nb_rxq
 {
 	struct vfwd_vhost_counts c;
 
-	lib_counts(st, &c);
+	pthread_mutex_lock(&st->lib_lock);
+	present_counts(st, &c);
+	counts_add(&c, &c, &st->lib_gone, 1);
+	counts_add(&c, &c, &st->lib_cleared, -1);
+	pthread_mutex_unlock(&st->lib_lock);
 	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
 		out->ipackets += c.rxq_pkts[q];
 		out->opackets += c.txq_pkts[q];
+		out->ibytes += c.rxq_bytes[q];
+		out->obytes += c.txq_bytes[q];
 		if (q < nb_rxq)
 			rxq_pkts[q] = c.rxq_pkts[q];
 		if (q < nb_txq)
 			txq_pkts[q] = c.txq_pkts[q];
 	}
-	out->ibytes = c.ibytes;
-	out->obytes = c.obytes;
 	return 0;
 }
 

@@ -12,7 +12,7 @@ no VM was there), and no mbuf leaks.
 import signal
 import time
 
-from vfwdtest import Env, check, dir_stats, toggle_pause
+from vfwdtest import Env, check, check_devices_quiesced, dir_stats, toggle_pause
 
 ROUNDS = 10
 # frames/s each way: paced, so that a receiver's ring (1024 slots toward the
@@ -143,6 +143,7 @@ def test_reconnect_10_times():
               "at the wire: %s" % there)
         check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
               "mbufs leaked: %s" % final["mempool"])
+        check_devices_quiesced(final, ROUNDS)
         print("     %d rounds: the wire sent %d, %d reached the VMs, %d dropped with no VM there;"
               " the VMs sent %d, the wire got %d" % (ROUNDS, there["tx"], down["tx_pkts"],
                                                      down["drop_peer_down"], up["rx_pkts"],
@@ -241,3 +242,4 @@ def test_fast_reconnects_100_in_napi_mode():
               "at the wire: %s" % there)
         check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
               "mbufs leaked: %s" % final["mempool"])
+        check_devices_quiesced(final, 100)
