@@ -4,10 +4,10 @@
 same from build-asan (asan/...), the libFuzzer targets (fuzz/...), the
 end-to-end tests in test/e2e/test_*.py (one result per function), and the
 forward, malformed, modes and soak groups again with build-asan's vfwd
-(asan-e2e/...), the forward, offload, gro and reconnect groups again with
-every vfwd on --vhost-path lib (lib-path/e2e/...), a short e2e subset
-under a busy loop on every CPU (loaded/..., LOADED_TESTS), then the chroot
-suites of other releases.
+(asan-e2e/...), the forward, offload and gro groups again with every vfwd
+on --vhost-path lib (lib-path/e2e/...), a short e2e subset under a busy
+loop on every CPU (loaded/..., LOADED_TESTS; its reconnect tests on lib,
+loaded/lib-path/...), then the chroot suites of other releases.
 Arguments filter tests by name; --under-load runs everything selected
 beside a busy loop on every CPU (CpuLoad).
 
@@ -48,8 +48,9 @@ FUZZ_BUILD = os.path.join(os.path.dirname(BUILD), "build-fuzz")
 ASAN_E2E_GROUPS = ("forward", "malformed", "modes", "soak", "vanish")
 # the e2e groups run again with every vfwd on --vhost-path lib (librte_vhost
 # called by the workers, not net_vhost's bursts): VFWD_VHOST_PATH, which
-# vfwdtest adds to each vfwd's options
-LIB_PATH_GROUPS = ("forward", "offload", "gro", "reconnect")
+# vfwdtest adds to each vfwd's options. The reconnect group runs on lib in
+# the loaded/ pass (LOADED_LIB_PATH), under load, not twice.
+LIB_PATH_GROUPS = ("forward", "offload", "gro")
 # LeakSanitizer suppressions, used only if the file exists
 LSAN_SUPP = os.path.join(HERE, "lsan.supp")
 SAN_UBSAN = "halt_on_error=1:print_stacktrace=1"
@@ -613,23 +614,42 @@ LOADED_TESTS = (
     "e2e/gro/1024_flows_in_a_1024_flow_table", "e2e/gro/corrupted_segment_reaches_the_vm_unmerged",
     "e2e/gen/tcp_timestamps_merged_toward_vm", "e2e/reconnect/",
 )
+# ... of them, those run on --vhost-path lib (loaded/lib-path/e2e/...)
+LOADED_LIB_PATH = ("e2e/reconnect/",)
 LOADED_SECS = 1800
 
 
+def loaded_name(name):
+    """loaded/<name>, or loaded/lib-path/<name> for the lib path's."""
+    lib = any(name.startswith(t) for t in LOADED_LIB_PATH)
+    return ("loaded/lib-path/" if lib else "loaded/") + name, lib
+
+
 def run_loaded(mods, filters):
-    tests = [("loaded/e2e/%s/%s" % (g, f[5:]), getattr(mod, f)) for g, mod, fs in mods
+    tests = [loaded_name("e2e/%s/%s" % (g, f[5:])) + (getattr(mod, f),) for g, mod, fs in mods
              for f in fs if any(("e2e/%s/%s" % (g, f[5:])).startswith(t) for t in LOADED_TESTS)]
-    tests = [(n, fn) for n, fn in tests if wanted(n, filters)]
+    tests = [t for t in tests if wanted(t[0], filters)]
     if not tests:
         return
     print("     loaded: %d tests with a busy loop on each of %d CPUs"
           % (len(tests), len(os.sched_getaffinity(0))), flush=True)
     load = CpuLoad(LOADED_SECS)
+    saved = os.environ.get("VFWD_VHOST_PATH")
     try:
-        for name, fn in tests:
+        for name, lib, fn in tests:
+            if lib:
+                os.environ["VFWD_VHOST_PATH"] = "lib"
+            elif saved is None:
+                os.environ.pop("VFWD_VHOST_PATH", None)
+            else:
+                os.environ["VFWD_VHOST_PATH"] = saved
             run_e2e_test(name, fn)
     finally:
         load.stop()
+        if saved is None:
+            os.environ.pop("VFWD_VHOST_PATH", None)
+        else:
+            os.environ["VFWD_VHOST_PATH"] = saved
 
 
 # ------------------------------------------------------- other releases
@@ -643,7 +663,7 @@ def run_loaded(mods, filters):
 CHROOT_RUNS = (
     ("trixie", "DPDK 24.11", "tests", "VFWD_NO_ASAN=1 VFWD_NO_FUZZ=1",
      ["unit/", "^e2e/forward/", "^e2e/offload/", "^e2e/gro/", "^e2e/default/",
-      "^e2e/jumbo/", "^lib-path/e2e/forward/"]),
+      "^e2e/jumbo/"]),
     ("sid", "DPDK 25.11", "demo", "", ["unit/"]),
 )
 CHROOT_SECS = int(os.environ.get("VFWD_CHROOT_SECS", "1500"))
@@ -756,7 +776,7 @@ def main():
     asan_units = ["asan/" + u for u in units]
     need = [
         (BUILD, any_wanted(["unit/" + u for u in units] + e2e_names + asan_e2e +
-                           ["loaded/" + n for n in e2e_names], filters), True),
+                           [loaded_name(n)[0] for n in e2e_names], filters), True),
         (ASAN_BUILD, any_wanted(asan_units + asan_e2e, filters) and not os.environ.get("VFWD_NO_ASAN"), False),
         (FUZZ_BUILD, any_wanted(fuzz, filters) and not os.environ.get("VFWD_NO_FUZZ"), False),
     ]

@@ -82,8 +82,12 @@ def test_wire_to_vm_1500():
     forward("wire_to_vm", 1500)
 
 
+# frames a through_path() run sends: enough for every counter to show
+PATH_COUNT = 50000
+
+
 def through_path(path, direction):
-    """Forwards COUNT frames one way on --vhost-path path; returns what
+    """Forwards PATH_COUNT frames one way on --vhost-path path; returns what
     net_vhost itself counted on the vhost port (ethdev's /ethdev/stats),
     read while vfwd still runs."""
     with Env("fwd-path-" + path) as env:
@@ -95,7 +99,8 @@ def through_path(path, direction):
         peer = env.peer(["net_virtio_user0,path=%s,queue_size=1024" % vh,
                          "net_memif0,role=client,socket=%s,rsize=12" % mf],
                         ["--tx-port", str(tx), "--rx-port", str(rx), "--timeout", "60",
-                         "--linger", "--count", str(COUNT), "--size", "64", "--rate", str(RATE)])
+                         "--linger", "--count", str(PATH_COUNT), "--size", "64",
+                         "--rate", str(RATE)])
         peer.wait_output('"tx"', 90)
         got = peer.last_json()
         t = telemetry(env, env.prefixes[0], ["/ethdev/stats,0", "/vfwd/config"])
@@ -104,11 +109,11 @@ def through_path(path, direction):
         check(peer.stop(20) == 0, "peer failed: %s" % peer.err()[-1500:])
         final = vf.last_json()
         d = dir_stats(final, direction)
-        check(got["tx"] == COUNT and d["rx_pkts"] == COUNT,
-              "peer sent %d, vfwd took %d of %d" % (got["tx"], d["rx_pkts"], COUNT))
+        check(got["tx"] == PATH_COUNT and d["rx_pkts"] == PATH_COUNT,
+              "peer sent %d, vfwd took %d of %d" % (got["tx"], d["rx_pkts"], PATH_COUNT))
         check(got["rx"] == d["tx_pkts"] and d["rx_pkts"] == d["tx_pkts"] + d["drops"],
               "accounting: peer got %d, vfwd %s" % (got["rx"], d))
-        check(d["drops"] <= LOSS_SHARE * COUNT, "%d of %d dropped" % (d["drops"], COUNT))
+        check(d["drops"] <= LOSS_SHARE * PATH_COUNT, "%d of %d dropped" % (d["drops"], PATH_COUNT))
         check(got["rx_bad"] == 0 and got["rx_dup"] == 0, "corrupt or duplicate: %s" % got)
         check(final["mempool"]["in_use"] == final["mempool"]["in_use_at_start"],
               "mbufs leaked: %s" % final["mempool"])
@@ -116,8 +121,8 @@ def through_path(path, direction):
         # the port counters vfwd reports are the vhost port's either way
         vm = [p for p in final["ports"] if p["role"] == "vm"][0]
         if direction == "vm_to_wire":
-            check(vm["ipackets"] == COUNT and vm["ibytes"] == COUNT * 64 and vm["opackets"] == 0,
-                  "vm port counted %s" % vm)
+            check(vm["ipackets"] == PATH_COUNT and vm["ibytes"] == PATH_COUNT * 64 and
+                  vm["opackets"] == 0, "vm port counted %s" % vm)
         else:
             check(vm["opackets"] == d["tx_pkts"] and vm["obytes"] == d["tx_bytes"] and
                   vm["ipackets"] == 0, "vm port counted %s, vfwd sent %d" % (vm, d["tx_pkts"]))
@@ -129,8 +134,8 @@ def test_lib_path_goes_around_net_vhost():
     freed, and net_vhost's own rx and tx never ran (its counters stay 0);
     on pmd it counted every frame."""
     pmd = through_path("pmd", "vm_to_wire")
-    check(pmd["ipackets"] == COUNT, "pmd path: net_vhost counted %d of %d"
-          % (pmd["ipackets"], COUNT))
+    check(pmd["ipackets"] == PATH_COUNT, "pmd path: net_vhost counted %d of %d"
+          % (pmd["ipackets"], PATH_COUNT))
     for direction in ("vm_to_wire", "wire_to_vm"):
         lib = through_path("lib", direction)
         check(lib["ipackets"] == 0 and lib["opackets"] == 0,
