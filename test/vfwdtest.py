@@ -567,8 +567,7 @@ def peer_through_vfwd(env, direction, peer_args, vfwd_args=(), vhost_args="", us
                    "net_memif0,role=server,socket=%s" % mf],
                   ["--stats-format", "json"] + list(vfwd_args), lcores=lcores)
     vf.wait_output("forwarding", 30)
-    check("vhost path %s:" % vhost_path() in vf.out(), "not on --vhost-path %s:\n%s"
-          % (vhost_path(), vf.out()[-800:]))
+    check_on_vhost_path(vf, vfwd_args)
     tx, rx = (0, 1) if direction == "vm_to_wire" else (1, 0)
     peer = env.peer(["net_virtio_user0,path=%s%s" % (vh, user_args),
                      "net_memif0,role=client,socket=%s,rsize=12" % mf],
@@ -607,9 +606,7 @@ def gen_through_vfwd(env, vfwd_args, gen_args, tso=False, timeout=60, gen_lcores
     fwd_vdevs, gen_vdevs = gen_topology(env, tso, user_args)
     vf = env.vfwd(fwd_vdevs, ["--stats-format", "json"] + list(vfwd_args))
     vf.wait_output("forwarding", 30)
-    if "--vhost-path" not in vfwd_args:
-        check("vhost path %s:" % vhost_path() in vf.out(), "not on --vhost-path %s:\n%s"
-              % (vhost_path(), vf.out()[-800:]))
+    check_on_vhost_path(vf, vfwd_args)
     g = env.gen(gen_vdevs, list(gen_args) + ["--format", "json", "--linger"], lcores=gen_lcores)
     g.wait_output('"ok"', timeout)
     report = g.last_json()
@@ -647,6 +644,14 @@ def vhost_path():
     """The --vhost-path every vfwd of this run takes (the runner's
     lib-path pass sets VFWD_VHOST_PATH), pmd by default."""
     return os.environ.get("VFWD_VHOST_PATH") or "pmd"
+
+
+def check_on_vhost_path(vf, vfwd_args):
+    """A started vfwd runs on the run's vhost path (unless its own
+    arguments chose one)."""
+    if "--vhost-path" not in vfwd_args:
+        check("vhost path %s:" % vhost_path() in vf.out(), "not on --vhost-path %s:\n%s"
+              % (vhost_path(), vf.out()[-800:]))
 
 
 def check_devices_quiesced(final, gone):

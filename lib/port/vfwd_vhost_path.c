@@ -74,7 +74,9 @@ vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf 
 	int vid = __atomic_load_n(&st->vid, __ATOMIC_ACQUIRE);
 	uint16_t sent = 0;
 
-	if (unlikely(vid < 0 || !st->txq_enabled[q]))
+	/* the worker sends only on a vring the guest enabled
+	 * (stream_tx_ready): no second look here */
+	if (unlikely(vid < 0))
 		return 0;
 	while (sent < n) {
 		uint16_t want = RTE_MIN(n - sent, VHOST_CALL_MAX);
