@@ -112,6 +112,10 @@ int vfwd_ctl_start(struct vfwd_app *app);
  * interrupt. */
 void vfwd_ctl_note_rx_mode(struct vfwd_app *app);
 int vfwd_ctl_stop(struct vfwd_app *app);
+/* Whether --notify mode can work with these ports, this DPDK and
+ * --vhost-path; if not, -ENOTSUP and err says why. */
+int vfwd_ctl_notify_check(const struct vfwd_app *app, const struct vfwd_options *o, char *err,
+			  size_t errlen);
 /* Set a knob (knobs.c) on the running data path; on error nothing changed
  * and err says why. */
 int vfwd_ctl_set(struct vfwd_app *app, const char *knob, const char *val, char *err,

@@ -15,9 +15,11 @@
 #include <rte_malloc.h>
 
 #include <rte_ring.h>
+#include <rte_version.h>
 #include <stdlib.h>
 
 #include "app.h"
+#include "vfwd_compat.h"
 #include "vfwd_pool.h"
 #include "knobs.h"
 #include "unmap_guard.h"
@@ -444,6 +446,37 @@ vfwd_ctl_note_rx_mode(struct vfwd_app *app)
 }
 
 int
+vfwd_ctl_notify_check(const struct vfwd_app *app, const struct vfwd_options *o, char *err,
+		      size_t errlen)
+{
+	static const char *const modes[] = {"immediate", "coalesce", "adaptive"};
+	const char *mode = modes[o->knobs.notify];
+
+	if (o->knobs.notify == VFWD_NOTIFY_IMMEDIATE)
+		return 0;
+	if (o->vhost_path != VFWD_VHOST_PATH_LIB) {
+		snprintf(err, errlen, "notify %s: needs --vhost-path lib (net_vhost's tx sends "
+			 "every notification itself)", mode);
+		return -ENOTSUP;
+	}
+	if (!vfwd_compat_notify_supported()) {
+		snprintf(err, errlen, "notify %s: needs DPDK 23.07 or later (the guest_notify "
+			 "device op); this is %s", mode, rte_version());
+		return -ENOTSUP;
+	}
+	for (uint16_t i = 0; i < app->nb_ports; i++) {
+		const struct vfwd_port_state *st = &app->port_state[app->ports[i]];
+
+		if (st->is_vhost && !st->notify_ok) {
+			snprintf(err, errlen, "notify %s: port %u: its vhost-user socket was "
+				 "registered without vfwd's guest_notify op", mode, app->ports[i]);
+			return -ENOTSUP;
+		}
+	}
+	return 0;
+}
+
+int
 vfwd_ctl_set(struct vfwd_app *app, const char *knob, const char *val, char *err, size_t errlen)
 {
 	struct vfwd_options next = app->opt;
@@ -453,6 +486,9 @@ vfwd_ctl_set(struct vfwd_app *app, const char *knob, const char *val, char *err,
 
 	snprintf(what, sizeof(what), "set %s", knob);
 	ret = vfwd_knob_set(&next, knob, val, what, err, errlen);
+	if (ret != 0)
+		return ret;
+	ret = vfwd_ctl_notify_check(app, &next, err, errlen);
 	if (ret != 0)
 		return ret;
 	k = vfwd_knob_find(knob);

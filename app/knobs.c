@@ -65,6 +65,7 @@ static const char *const gro_flushes[] = {"complete", "timeout", NULL};
 static const char *const formats[] = {"text", "json", NULL};
 static const char *const rx_modes[] = {"poll", "napi", "adaptive", NULL};
 static const char *const delivers[] = {"direct", "deferred", NULL};
+static const char *const notify_modes[] = {"immediate", "coalesce", "adaptive", NULL};
 
 #define UINT_KNOB(fn, field, min, max)                                                    \
 	static int set_##fn(struct vfwd_options *o, const char *val)                      \
@@ -109,9 +110,12 @@ UINT_KNOB(tx_flush_us, knobs.tx_flush_us, 0, 1000000)
 UINT_KNOB(vq_weight_pkts, knobs.vq_weight_pkts, 0, 65535)
 UINT_KNOB(vq_weight_bytes, knobs.vq_weight_bytes, 0, 1u << 30)
 UINT_KNOB(backlog, backlog, 1, 1u << 20)
+UINT_KNOB(notify_usecs, knobs.notify_usecs, 1, 1000000)
+UINT_KNOB(notify_frames, knobs.notify_frames, 1, 65535)
 WORD_KNOB(gro, knobs.gro.enabled, on_off, bool)
 WORD_KNOB(rx_mode, knobs.rx_mode, rx_modes, enum vfwd_rx_mode)
 WORD_KNOB(deliver, knobs.deliver, delivers, enum vfwd_deliver)
+WORD_KNOB(notify, knobs.notify, notify_modes, enum vfwd_notify_mode)
 WORD_KNOB(gro_mode, knobs.gro.mode, gro_modes, enum vfwd_gro_mode)
 WORD_KNOB(gro_engine, knobs.gro.engine, gro_engines, enum vfwd_gro_engine)
 WORD_KNOB(gro_flush_policy, knobs.gro.flush, gro_flushes, enum vfwd_gro_flush)
@@ -248,6 +252,18 @@ const struct vfwd_knob vfwd_knobs[] = {
 	/* VHOST_NET_WEIGHT */
 	{"vq-weight-bytes", "0..1073741824", "524288", "... in bytes (0: no cap)",
 	 VFWD_APPLY_LIVE, set_vq_weight_bytes, get_vq_weight_bytes},
+	/* ethtool -C rx-usecs / rx-frames on a NIC; virtio-net NOTF_COAL;
+	 * net_dim for adaptive */
+	{"notify", "immediate|coalesce|adaptive", "immediate",
+	 "when a guest is told of the frames in its receive queue (--vhost-path lib, "
+	 "DPDK 23.07+): at once; after notify-usecs or notify-frames; coalesced only "
+	 "while frames come faster than one per notify-usecs",
+	 VFWD_APPLY_LIVE, set_notify, get_notify},
+	{"notify-usecs", "1..1000000", "50", "notify coalesce/adaptive: the longest a "
+	 "notification waits (us)",
+	 VFWD_APPLY_LIVE, set_notify_usecs, get_notify_usecs},
+	{"notify-frames", "1..65535", "32", "... and the frames after which it goes at once",
+	 VFWD_APPLY_LIVE, set_notify_frames, get_notify_frames},
 	{"stats-period", "seconds > 0|off", "off",
 	 "print stats every this many seconds (off: only at exit)",
 	 VFWD_APPLY_CONTROL, set_stats_period, get_stats_period},

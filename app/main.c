@@ -423,6 +423,11 @@ main(int argc, char **argv)
 	ret = choose_pairs(&app);
 	if (ret == 0)
 		ret = setup_ports(&app);
+	if (ret == 0) {
+		ret = vfwd_ctl_notify_check(&app, &app.opt, err, sizeof(err));
+		if (ret != 0)
+			fprintf(stderr, "dpdk-vfwd: error: --%s\n", err);
+	}
 	if (ret == 0)
 		ret = vfwd_sockets_secure(&app);
 	if (ret == 0)

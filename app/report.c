@@ -250,6 +250,19 @@ text_pair_row(const char *label, const char *dir, const char *ports,
 	       ports, cum->rx_pkts, cum->tx_pkts, cum->drops, rx, tx);
 }
 
+/* --notify: what the guest's notifications waited, under its pair's rows */
+static void
+text_pair_notify(const struct vfwd_stream_stats *to_vm, double tsc_hz)
+{
+	if (to_vm->notify_deferred == 0)
+		return;
+	printf("      guest notifications held %" PRIu64 ", sent %" PRIu64
+	       " (waited %.1f us on average), %" PRIu64 " bursts rode on one\n",
+	       to_vm->notify_deferred, to_vm->notify_sent,
+	       to_vm->notify_sent ? to_vm->notify_wait_tsc * 1e6 / tsc_hz / to_vm->notify_sent : 0.0,
+	       to_vm->notify_coalesced);
+}
+
 /* One line per pair and direction, summed over lcores and queues (the
  * lcore blocks above say who did the work, this says whose traffic it
  * was), then the total of the pairs when there are several. */
@@ -286,6 +299,7 @@ text_pairs(const struct vfwd_app *app, const struct report *r)
 			tot_d[k].rx_pkts += d.dir[k].sum.rx_pkts;
 			tot_d[k].tx_pkts += d.dir[k].sum.tx_pkts;
 		}
+		text_pair_notify(&c.dir[VFWD_DIR_WIRE_TO_VM].sum, (double)app->tsc_hz);
 	}
 	if (app->nb_pairs > 1)
 		for (int k = 0; k < VFWD_DIR_COUNT; k++)

@@ -64,6 +64,15 @@ enum vfwd_deliver {
 
 #define VFWD_MAX_TX_BATCH VFWD_MAX_BURST
 
+/* When a guest hears of the frames vfwd put in its receive queue (the
+ * twins of a NIC's interrupt moderation, virtio-net's NOTF_COAL and the
+ * kernel's DIM; doc/modes.md). Not immediate: --vhost-path lib, DPDK 23.07+. */
+enum vfwd_notify_mode {
+	VFWD_NOTIFY_IMMEDIATE, /* as librte_vhost does: at each burst the guest asked to hear of */
+	VFWD_NOTIFY_COALESCE,  /* held until notify_usecs passed or notify_frames came */
+	VFWD_NOTIFY_ADAPTIVE,  /* coalesce while frames come faster than one per notify_usecs */
+};
+
 /* Knobs a running worker picks up between rounds (see vfwd_worker_publish). */
 struct vfwd_knobs {
 	uint16_t burst;    /* packets asked of each rx_burst, 1..VFWD_MAX_BURST */
@@ -83,6 +92,9 @@ struct vfwd_knobs {
 	uint32_t tx_flush_us;     /* ... or the oldest waited this long */
 	uint16_t vq_weight_pkts;  /* the most a vhost queue gives per visit (0: no cap) */
 	uint32_t vq_weight_bytes; /* ... in bytes (0: no cap) */
+	uint8_t notify;           /* enum vfwd_notify_mode */
+	uint32_t notify_usecs;    /* coalesce: the longest a notification waits */
+	uint32_t notify_frames;   /* ... and the frames after which it goes at once */
 };
 
 struct vfwd_pair {

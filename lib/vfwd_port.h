@@ -85,6 +85,9 @@ struct vfwd_port_state {
 	/* set at init, read-only after */
 	bool is_vhost;
 	bool vhost_lib;    /* vhost, --vhost-path lib */
+	/* lib path: its socket was registered with vfwd's guest_notify op
+	 * (vfwd_compat_notify_hook): --notify other than immediate works */
+	bool notify_ok;
 	/* lib path: what dequeue allocates from (the rx queues' pool) */
 	struct rte_mempool *rx_pool;
 	/* lib path: returns once every running worker has ended a round
@@ -196,13 +199,46 @@ vfwd_port_callable(uint16_t port, const struct vfwd_port_state *st)
 }
 /* ------------------------------------------------------------- bursts */
 
+struct vfwd_stream_stats;
+
+/* --notify coalesce/adaptive: the guest notifications of one guest
+ * receiveq as vfwd holds them. Owned by the worker that sends on it: the
+ * guest_notify op (vfwd_vhost_guest_notify) runs inside that worker's
+ * enqueue, and only then takes one. */
+struct vfwd_notify_q {
+	bool pending;   /* librte_vhost handed one over that is not sent yet:
+			 * it holds the virtqueue's next ones back until then */
+	bool defer;     /* take the next one (coalesce; adaptive as the rate says) */
+	uint16_t vring; /* the guest receiveq of the enqueue under way */
+	int vid;        /* the device the pending one is for */
+	uint32_t frames;    /* frames enqueued since it came */
+	uint64_t since_tsc; /* when it came */
+	uint32_t *nb_pending; /* the worker's count of pending ones */
+	struct vfwd_stream_stats *stats; /* notify_* of the stream */
+	uint32_t rides;     /* bursts enqueued while it waited */
+	/* adaptive: frames enqueued since win_tsc; of the last sends held
+	 * back, how many had a burst ride on them; windows to stay
+	 * immediate after a probe that found holding useless, and after the
+	 * next one */
+	uint64_t win_tsc;
+	uint32_t win_frames;
+	uint8_t probe_sends, probe_rode;
+	uint16_t backoff, backoff_next;
+};
+
 /* The two ways to a vhost port's virtqueues (vfwd_vhost_path.c): queue q's
  * rx is the guest's tx vring, its tx the guest's rx vring. tx takes the
  * mbufs it sent, as rte_eth_tx_burst does. */
 uint16_t vfwd_vhost_lib_rx(uint16_t port, const struct vfwd_port_state *st, uint16_t q,
 			   struct rte_mbuf **pkts, uint16_t n);
 uint16_t vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf **pkts,
-			   uint16_t n);
+			   uint16_t n, struct vfwd_notify_q *nq);
+/* The guest_notify op (lib path, 23.07+): takes the notification if the
+ * enqueue under way on this thread is one whose queue defers them. */
+bool vfwd_vhost_guest_notify(int vid, uint16_t vring);
+/* Sends nq's pending notification if its device is still st's, and says
+ * whether it was; nq holds none after (the worker owning nq). */
+bool vfwd_vhost_lib_notify(const struct vfwd_port_state *st, struct vfwd_notify_q *nq);
 
 /* A burst from a port's rx queue: the one call the workers make to
  * receive. */
@@ -216,13 +252,14 @@ vfwd_port_rx(uint16_t port, const struct vfwd_port_state *st, uint16_t q, struct
 }
 
 /* Sends up to n of pkts on a port's tx queue, returns how many it took
- * (and owns now): the one call the workers make to send. */
+ * (and owns now): the one call the workers make to send. nq: the queue's
+ * notifications when vfwd holds them (lib path), else NULL. */
 static inline uint16_t
 vfwd_port_tx(uint16_t port, const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf **pkts,
-	     uint16_t n)
+	     uint16_t n, struct vfwd_notify_q *nq)
 {
 	if (st->vhost_lib)
-		return vfwd_vhost_lib_tx(st, q, pkts, n);
+		return vfwd_vhost_lib_tx(st, q, pkts, n, nq);
 	return rte_eth_tx_burst(port, q, pkts, n);
 }
 

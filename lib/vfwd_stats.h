@@ -90,7 +90,18 @@
 	X(drops, VFWD_SHOW_ALL, "packets dropped, every cause (as the dir's drops[])") \
 	VFWD_GRO_IN_OUT_COUNTERS(X)                                                   \
 	X(segs_added, VFWD_SHOW_JSON, "software segmentation: segments made less frames cut") \
-	VFWD_HELD_COUNTERS(X)
+	VFWD_HELD_COUNTERS(X)                                                         \
+	VFWD_NOTIFY_COUNTERS(X)
+
+/* --notify coalesce/adaptive, a stream toward a VM (its guest receiveq):
+ * the notifications librte_vhost handed to vfwd, those vfwd sent, and
+ * the bursts that reached the guest while one waited (each would have had
+ * a notification of its own if the guest asked for it) */
+#define VFWD_NOTIFY_COUNTERS(X)                                                       \
+	X(notify_deferred, VFWD_SHOW_JSON, "guest notifications vfwd held back")      \
+	X(notify_sent, VFWD_SHOW_JSON, "... and sent, by time, frames or at a stop")  \
+	X(notify_coalesced, VFWD_SHOW_JSON, "bursts put in the guest's queue while a notification waited") \
+	X(notify_wait_tsc, VFWD_SHOW_JSON, "TSC cycles the sent notifications waited, summed")
 
 /* Per lcore, after its dir[] and stream[] */
 #define VFWD_LCORE_COUNTERS(X)                                                        \

@@ -51,6 +51,11 @@ vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id, const struct vfwd
 	w->role = pl->role;
 	w->nb_streams = pl->nb_streams;
 	w->streams = streams;
+	for (uint16_t i = 0; i < pl->nb_streams; i++) {
+		streams[i].notify.vid = -1;
+		streams[i].notify.nb_pending = &w->notify_nb_pending;
+		streams[i].notify.stats = streams[i].stats;
+	}
 	w->port_state = port_state;
 	w->knob_slot[0] = *knobs;
 	w->tsc_per_us = rte_get_tsc_hz() / 1000000;
@@ -127,6 +132,109 @@ sum_pkt_len(struct rte_mbuf **pkts, uint16_t n)
 
 /* ------------------------------------------------------------------ send */
 
+/* ------------------------------------------------- guest notifications */
+
+/* adaptive: sends held back that a probe looks at, and the longest it
+ * then stays immediate (in windows) */
+#define NOTIFY_PROBE_SENDS 4
+#define NOTIFY_BACKOFF_MAX 256
+
+/* adaptive, after a send that was held back: holding is worth it when
+ * bursts ride on what is held; when most of a probe's waited for nothing
+ * (a request that waits for its answer: nothing can ride on it), back to
+ * immediate for a while, twice as long each time it proves useless again */
+static void
+notify_judge(struct vfwd_notify_q *nq)
+{
+	nq->probe_sends++;
+	nq->probe_rode += nq->rides > 0;
+	if (nq->probe_sends < NOTIFY_PROBE_SENDS)
+		return;
+	if (2 * nq->probe_rode < nq->probe_sends) {
+		nq->defer = false;
+		nq->backoff = nq->backoff_next;
+		nq->backoff_next = RTE_MIN(2 * nq->backoff_next, NOTIFY_BACKOFF_MAX);
+	} else {
+		nq->backoff_next = 1;
+	}
+	nq->probe_sends = nq->probe_rode = 0;
+}
+
+/* Sends the notification nq holds (its device permitting), counted. */
+static void
+notify_send(struct vfwd_notify_q *nq, const struct vfwd_port_state *st,
+	    const struct vfwd_knobs *k, uint64_t now)
+{
+	if (vfwd_vhost_lib_notify(st, nq)) {
+		nq->stats->notify_sent++;
+		nq->stats->notify_wait_tsc += now - nq->since_tsc;
+	}
+	if (k->notify == VFWD_NOTIFY_ADAPTIVE)
+		notify_judge(nq);
+}
+
+/* After a send on a queue whose notifications vfwd holds: the burst that
+ * went while one waited rode on it; enough frames send it at once. */
+static inline void
+notify_after_tx(struct vfwd_notify_q *nq, const struct vfwd_port_state *st,
+		const struct vfwd_knobs *k, bool was_pending, uint16_t nb_tx)
+{
+	nq->win_frames += nb_tx;
+	if (!nq->pending)
+		return;
+	if (was_pending && nb_tx) {
+		nq->stats->notify_coalesced++;
+		nq->rides++;
+	}
+	nq->frames += nb_tx;
+	if (nq->frames >= k->notify_frames)
+		notify_send(nq, st, k, rte_rdtsc());
+}
+
+/* adaptive (the kernel's DIM, by rate and by what it gains), at the end
+ * of each window: try holding notifications when frames came at one per
+ * notify_usecs or faster (unless a probe found it useless not long ago:
+ * notify_judge), stop below half that rate */
+static inline void
+notify_adapt(const struct vfwd_worker *w, struct vfwd_notify_q *nq, uint64_t now)
+{
+	uint64_t span = now - nq->win_tsc;
+	uint64_t per_period = (uint64_t)nq->win_frames * w->notify_tsc;
+
+	if (span < w->notify_win_tsc)
+		return;
+	if (!nq->defer) {
+		if (nq->backoff > 0)
+			nq->backoff--;
+		else if (per_period >= span) {
+			nq->defer = true;
+			nq->probe_sends = nq->probe_rode = 0;
+		}
+	} else if (2 * per_period < span) {
+		nq->defer = false;
+	}
+	nq->win_tsc = now;
+	nq->win_frames = 0;
+}
+
+/* Once a round: what waited notify_usecs goes, and all of it when the
+ * knobs no longer hold notifications (or all, at a stop). */
+static void
+notify_due(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now, bool all)
+{
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		struct vfwd_notify_q *nq = &w->streams[i].notify;
+		const struct vfwd_port_state *st = &w->port_state[w->streams[i].s.tx_port];
+
+		if (!st->notify_ok)
+			continue;
+		if (k->notify == VFWD_NOTIFY_ADAPTIVE)
+			notify_adapt(w, nq, now);
+		if (nq->pending && (all || !nq->defer || now - nq->since_tsc >= w->notify_tsc))
+			notify_send(nq, st, k, now);
+	}
+}
+
 /* Send now, bytes being the total length; count it as sent or dropped. */
 static inline void
 tx_now(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_knobs *k,
@@ -135,6 +243,8 @@ tx_now(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_k
 	const struct vfwd_stream *s = &ws->s;
 	const struct vfwd_port_state *tx_st = &w->port_state[s->tx_port];
 	struct vfwd_stream_stats *ss = ws->stats;
+	struct vfwd_notify_q *nq = NULL;
+	bool was_pending = false;
 	uint16_t nb_tx;
 
 	if (n == 0)
@@ -146,14 +256,20 @@ tx_now(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_k
 		return;
 	}
 	d->tx_burst_hist[RTE_MIN(n, VFWD_MAX_BURST)]++;
-	nb_tx = vfwd_port_tx(s->tx_port, tx_st, s->tx_queue, pkts, n);
+	if (unlikely(k->notify != VFWD_NOTIFY_IMMEDIATE) && tx_st->notify_ok) {
+		nq = &ws->notify;
+		was_pending = nq->pending;
+	}
+	nb_tx = vfwd_port_tx(s->tx_port, tx_st, s->tx_queue, pkts, n, nq);
 	/* Retry only while the peer makes room (as OVS does for vhost): a
 	 * full ring that took nothing gives up at once instead of spinning
 	 * on the ring's cache lines and slowing the peer that drains it. */
 	for (uint16_t retry = 0, last = nb_tx; nb_tx < n && last && retry < k->tx_retry; retry++) {
-		last = vfwd_port_tx(s->tx_port, tx_st, s->tx_queue, pkts + nb_tx, n - nb_tx);
+		last = vfwd_port_tx(s->tx_port, tx_st, s->tx_queue, pkts + nb_tx, n - nb_tx, nq);
 		nb_tx += last;
 	}
+	if (nq != NULL)
+		notify_after_tx(nq, tx_st, k, was_pending, nb_tx);
 	if (unlikely(nb_tx < n)) {
 		bytes -= sum_pkt_len(pkts + nb_tx, n - nb_tx);
 		rte_pktmbuf_free_bulk(pkts + nb_tx, n - nb_tx);
@@ -857,6 +973,21 @@ knobs_take(struct vfwd_worker *w, const struct vfwd_knobs *k)
 	w->tx_flush_tsc = k->tx_flush_us * w->tsc_per_us;
 	w->gro_flush_tsc = k->gro.flush_us * w->tsc_per_us;
 	w->budget_tsc = k->round_budget_us * w->tsc_per_us;
+	w->notify_tsc = (uint64_t)k->notify_usecs * w->tsc_per_us;
+	/* sixteen coalescing periods, at least a millisecond: long enough to
+	 * see a rate in, short enough to follow a change of load */
+	w->notify_win_tsc = RTE_MAX(16 * w->notify_tsc, 1000 * w->tsc_per_us);
+	/* adaptive keeps what it found as long as it stays on */
+	if (k->notify != w->notify_mode)
+		for (uint16_t i = 0; i < w->nb_streams; i++) {
+			struct vfwd_notify_q *nq = &w->streams[i].notify;
+
+			nq->defer = k->notify == VFWD_NOTIFY_COALESCE;
+			nq->backoff = 0;
+			nq->backoff_next = 1;
+			nq->probe_sends = nq->probe_rode = 0;
+		}
+	w->notify_mode = k->notify;
 	/* a polling visit is one burst: the vq weights cut it only when the
 	 * packet weight is below the burst (the byte weight is looked at
 	 * after a burst, and there is no second one to stop) */
@@ -870,13 +1001,19 @@ knobs_take(struct vfwd_worker *w, const struct vfwd_knobs *k)
 static inline uint32_t
 round_of(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 {
+	uint32_t nb;
+
 	if (likely(w->lean))
-		return lean_round(w, k, now);
-	if (w->role == VFWD_ROLE_RX)
-		return pipe_rx_round(w, k);
-	if (w->role == VFWD_ROLE_WORK)
-		return pipe_work_round(w, k, now);
-	return full_round(w, k, now);
+		nb = lean_round(w, k, now);
+	else if (w->role == VFWD_ROLE_RX)
+		nb = pipe_rx_round(w, k);
+	else if (w->role == VFWD_ROLE_WORK)
+		nb = pipe_work_round(w, k, now);
+	else
+		nb = full_round(w, k, now);
+	if (unlikely(w->notify_nb_pending || k->notify == VFWD_NOTIFY_ADAPTIVE))
+		notify_due(w, k, rte_rdtsc(), false);
+	return nb;
 }
 
 uint32_t
@@ -891,7 +1028,8 @@ vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_
 bool
 vfwd_worker_holds(const struct vfwd_worker *w)
 {
-	if (tx_held(w))
+	/* a held notification goes by time: no sleep past it */
+	if (tx_held(w) || w->notify_nb_pending)
 		return true;
 	for (uint16_t r = 0; w->role == VFWD_ROLE_WORK && r < w->nb_rings; r++)
 		if (rte_ring_count(w->rings[r]) > 0)
@@ -1023,6 +1161,9 @@ drain_all(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
 				flush_held(w, i, knobs, true, now, d);
 		hold_check(w, i, knobs, true, now, d); /* as if rx ran empty */
 	}
+	/* and the guest hears of all it got */
+	if (w->notify_nb_pending)
+		notify_due(w, knobs, rte_rdtsc(), true);
 }
 
 /* Between two rounds: a consistent copy of the counters for whoever asked

@@ -30,6 +30,9 @@ struct vfwd_worker_stream {
 	/* deferred: its rx queue came back empty at its last visit (its own
 	 * "queue empty" for GRO and tx holds, see backlog_flush_streams) */
 	uint8_t rx_idle;
+	/* toward a VM on the lib path: its guest receiveq's notifications
+	 * while --notify holds them */
+	struct vfwd_notify_q notify;
 	union vfwd_stream_offload {
 		struct vfwd_gro gro;         /* toward a VM */
 		struct vfwd_wire_tx wire_tx; /* toward the wire */
@@ -71,6 +74,10 @@ struct vfwd_worker {
 	uint64_t tx_flush_tsc;  /* tx_flush_us in TSC cycles */
 	uint64_t gro_flush_tsc; /* gro.flush_us ... */
 	uint64_t budget_tsc;    /* round_budget_us ... (0: none) */
+	uint64_t notify_tsc;    /* notify_usecs ... */
+	uint64_t notify_win_tsc; /* adaptive: the window its rate is taken over */
+	uint32_t notify_nb_pending; /* notifications held (its streams' notify.pending) */
+	uint8_t notify_mode;    /* the knobs' notify it took last */
 
 	/* control writes, the worker reads between rounds: the knob handoff
 	 * (vfwd_worker_publish: two slots and the generation), "clear fwd

@@ -3,10 +3,17 @@
  * The parts of the DPDK version seam (vfwd_compat.h) that are more than a
  * name. Control plane only: never called from a worker.
  */
+#define _GNU_SOURCE /* RTLD_NEXT */
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_vhost.h>
+
+#include "vfwd.h"
 #include "vfwd_compat.h"
 
 #if RTE_VERSION >= RTE_VERSION_NUM(25, 11, 0, 0)
@@ -68,6 +75,123 @@ vfwd_port_queue_pkts(uint16_t port, const struct rte_eth_stats *st, uint16_t nb_
 	memcpy(rxq_pkts, st->q_ipackets, sizeof(*rxq_pkts) * nb_rxq);
 	memcpy(txq_pkts, st->q_opackets, sizeof(*txq_pkts) * nb_txq);
 	return 0;
+}
+
+#endif
+
+/* ------------------------------------------------- guest notifications */
+
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 7, 0, 0)
+
+typedef int (*callback_register_fn)(const char *path,
+				    struct rte_vhost_device_ops const *const ops);
+
+/* What the stand-in keeps: the op to add, and for each socket it saw the
+ * ops it passed on (librte_vhost keeps the pointer for the socket's
+ * life). Written under hook_lock by control and by whoever registers
+ * (net_vhost, in ethdev configure, on control's thread too). */
+static struct {
+	pthread_mutex_t lock;
+	bool (*fn)(int vid, uint16_t vring);
+	unsigned int nb;
+	struct {
+		char path[PATH_MAX];
+		struct rte_vhost_device_ops ops;
+	} sock[VFWD_MAX_PORTS];
+} hook = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+int
+rte_vhost_driver_callback_register(const char *path, struct rte_vhost_device_ops const *const ops)
+{
+	static callback_register_fn next;
+	const struct rte_vhost_device_ops *pass = ops;
+
+	if (next == NULL)
+		next = (callback_register_fn)dlsym(RTLD_NEXT, "rte_vhost_driver_callback_register");
+	if (next == NULL)
+		return -1;
+	pthread_mutex_lock(&hook.lock);
+	if (hook.fn != NULL && path != NULL && ops != NULL && ops->guest_notify == NULL &&
+	    strlen(path) < PATH_MAX) {
+		unsigned int i;
+
+		/* a socket registered again (a port replugged) takes its slot
+		 * back: its device went with the old registration */
+		for (i = 0; i < hook.nb && strcmp(hook.sock[i].path, path) != 0; i++)
+			;
+		if (i < RTE_DIM(hook.sock)) {
+			if (i == hook.nb)
+				hook.nb++;
+			strcpy(hook.sock[i].path, path);
+			hook.sock[i].ops = *ops;
+			hook.sock[i].ops.guest_notify = hook.fn;
+			pass = &hook.sock[i].ops;
+		}
+	}
+	pthread_mutex_unlock(&hook.lock);
+	return next(path, pass);
+}
+
+bool
+vfwd_compat_notify_supported(void)
+{
+	return true;
+}
+
+int
+vfwd_compat_notify_hook(bool (*fn)(int vid, uint16_t vring))
+{
+	pthread_mutex_lock(&hook.lock);
+	hook.fn = fn;
+	pthread_mutex_unlock(&hook.lock);
+	return 0;
+}
+
+bool
+vfwd_compat_notify_hooked(const char *path)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&hook.lock);
+	for (unsigned int i = 0; i < hook.nb && !found; i++)
+		found = strcmp(hook.sock[i].path, path) == 0 && hook.sock[i].ops.guest_notify != NULL;
+	pthread_mutex_unlock(&hook.lock);
+	return found;
+}
+
+void
+vfwd_compat_notify_guest(int vid, uint16_t vring)
+{
+	rte_vhost_notify_guest(vid, vring);
+}
+
+#else
+
+bool
+vfwd_compat_notify_supported(void)
+{
+	return false;
+}
+
+int
+vfwd_compat_notify_hook(bool (*fn)(int vid, uint16_t vring))
+{
+	RTE_SET_USED(fn);
+	return -ENOTSUP;
+}
+
+bool
+vfwd_compat_notify_hooked(const char *path)
+{
+	RTE_SET_USED(path);
+	return false;
+}
+
+void
+vfwd_compat_notify_guest(int vid, uint16_t vring)
+{
+	RTE_SET_USED(vid);
+	RTE_SET_USED(vring);
 }
 
 #endif

@@ -9,6 +9,7 @@
 #ifndef VFWD_COMPAT_H
 #define VFWD_COMPAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_ethdev.h>
@@ -59,5 +60,30 @@ vfwd_tel_dict_uint(struct rte_tel_data *d, const char *name, uint64_t value)
 #define VFWD_COMPAT_MAX_QSTATS 16
 int vfwd_port_queue_pkts(uint16_t port, const struct rte_eth_stats *st, uint16_t nb_rxq,
 			 uint64_t *rxq_pkts, uint16_t nb_txq, uint64_t *txq_pkts);
+
+/* --------------------------------------------------- guest notifications */
+
+/* Whether this DPDK lets its user decide when a guest is notified: 23.07
+ * added the guest_notify device op (librte_vhost hands over each
+ * notification, and holds back the next ones of that virtqueue until
+ * rte_vhost_notify_guest sends it) and rte_vhost_notify_guest. */
+bool vfwd_compat_notify_supported(void);
+
+/* The vhost-user sockets registered from now on get fn as their
+ * guest_notify op (control, before the ports are configured). net_vhost
+ * registers its sockets and gives no way to add an op, so on 23.07+
+ * vfwd's own rte_vhost_driver_callback_register stands in front of
+ * librte_vhost's (the executable's symbol is found first, as unmap_guard's
+ * munmap is): it passes net_vhost's ops on with fn added. -ENOTSUP before
+ * 23.07. */
+int vfwd_compat_notify_hook(bool (*fn)(int vid, uint16_t vring));
+
+/* Whether the socket at path was registered with the hook's op (false if
+ * the stand-in was not reached: a build that does not export it). */
+bool vfwd_compat_notify_hooked(const char *path);
+
+/* Sends the notification librte_vhost handed over for vring of device vid
+ * (the worker that took it). A no-op before 23.07. */
+void vfwd_compat_notify_guest(int vid, uint16_t vring);
 
 #endif /* VFWD_COMPAT_H */

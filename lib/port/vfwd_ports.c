@@ -21,6 +21,7 @@
 #include <rte_ethdev.h>
 #include <rte_vhost.h>
 
+#include "vfwd_compat.h"
 #include "vfwd_port.h"
 
 static bool
@@ -523,6 +524,11 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 			goto fail_events;
 	}
 
+	/* the lib path can hold guest notifications back (--notify): its
+	 * sockets get vfwd's guest_notify op as net_vhost registers them,
+	 * in configure (23.07+; vfwd_compat.h) */
+	if (st->vhost_lib)
+		vfwd_compat_notify_hook(vfwd_vhost_guest_notify);
 	ret = rte_eth_dev_configure(port, conf->nb_rxq, conf->nb_txq, &dev_conf);
 	if (ret != 0)
 		goto fail_events; /* ethdev undid what it had configured */
@@ -532,9 +538,11 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	if (st->is_vhost) {
 		char path[PATH_MAX];
 
-		if (vfwd_port_iface(port, path, sizeof(path), NULL) == 0 &&
-		    rte_vhost_driver_disable_features(path, VFWD_VHOST_WITHHELD) == 0)
-			st->withheld_features = VFWD_VHOST_WITHHELD;
+		if (vfwd_port_iface(port, path, sizeof(path), NULL) == 0) {
+			if (rte_vhost_driver_disable_features(path, VFWD_VHOST_WITHHELD) == 0)
+				st->withheld_features = VFWD_VHOST_WITHHELD;
+			st->notify_ok = st->vhost_lib && vfwd_compat_notify_hooked(path);
+		}
 	}
 	/* after configure: ethdev's set_mtu is where net_tap sets its
 	 * kernel side (configure only records the MTU) */

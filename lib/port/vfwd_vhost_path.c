@@ -18,11 +18,14 @@
 #include <string.h>
 
 #include <rte_ethdev.h>
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
+#include <rte_per_lcore.h>
 #include <rte_vhost.h>
 
 #include "vfwd_compat.h"
 #include "vfwd_port.h"
+#include "vfwd_stats.h"
 
 /* librte_vhost takes at most this many packets a call (MAX_PKT_BURST in
  * lib/vhost), net_vhost's VHOST_MAX_PKT_BURST */
@@ -67,9 +70,56 @@ vfwd_vhost_lib_rx(uint16_t port, const struct vfwd_port_state *st, uint16_t q,
 	return got;
 }
 
+/* The notifications of the enqueue under way on this thread, NULL when
+ * none is or its queue does not hold them: the guest_notify op has no
+ * argument of ours, and runs inside the enqueue, on the thread calling it. */
+static RTE_DEFINE_PER_LCORE(struct vfwd_notify_q *, notify_now);
+
+bool
+vfwd_vhost_guest_notify(int vid, uint16_t vring)
+{
+	struct vfwd_notify_q *nq = RTE_PER_LCORE(notify_now);
+
+	/* anything else (the guest's transmitq after a dequeue, another
+	 * thread) is notified at once, as without the op */
+	if (nq == NULL || !nq->defer || vring != nq->vring)
+		return false;
+	/* one is held already: it tells the guest of this too. Without
+	 * EVENT_IDX librte_vhost asks at every enqueue while the guest has
+	 * interrupts on, and passing these through would undo the holding
+	 * (the burst is counted as one that rode on it: notify_after_tx) */
+	if (nq->pending)
+		return true;
+	nq->pending = true;
+	nq->vid = vid;
+	nq->frames = 0;
+	nq->rides = 0;
+	nq->since_tsc = rte_rdtsc();
+	(*nq->nb_pending)++;
+	nq->stats->notify_deferred++;
+	return true;
+}
+
+bool
+vfwd_vhost_lib_notify(const struct vfwd_port_state *st, struct vfwd_notify_q *nq)
+{
+	/* the device it was for may have gone (the id is cleared before the
+	 * device is freed, and this worker is not past its round): nothing
+	 * to tell then, a new device starts with none held. A guest that
+	 * looked by itself meanwhile is told all the same: only
+	 * rte_vhost_notify_guest lets librte_vhost pass on the next one */
+	bool alive = __atomic_load_n(&st->vid, __ATOMIC_ACQUIRE) == nq->vid;
+
+	if (alive)
+		vfwd_compat_notify_guest(nq->vid, nq->vring);
+	nq->pending = false;
+	(*nq->nb_pending)--;
+	return alive;
+}
+
 uint16_t
 vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf **pkts,
-		  uint16_t n)
+		  uint16_t n, struct vfwd_notify_q *nq)
 {
 	int vid = __atomic_load_n(&st->vid, __ATOMIC_ACQUIRE);
 	uint16_t sent = 0;
@@ -78,6 +128,10 @@ vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf 
 	 * (stream_tx_ready): no second look here */
 	if (unlikely(vid < 0))
 		return 0;
+	if (nq != NULL) {
+		nq->vring = guest_rx_vring(q);
+		RTE_PER_LCORE(notify_now) = nq;
+	}
 	while (sent < n) {
 		uint16_t want = RTE_MIN(n - sent, VHOST_CALL_MAX);
 		uint16_t last = rte_vhost_enqueue_burst(vid, guest_rx_vring(q), pkts + sent, want);
@@ -86,6 +140,7 @@ vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf 
 		if (last < want)
 			break;
 	}
+	RTE_PER_LCORE(notify_now) = NULL;
 	/* enqueue copies into the guest's buffers and leaves the mbufs to
 	 * the caller: they are ours to free, as a PMD's tx frees them */
 	rte_pktmbuf_free_bulk(pkts, sent);

@@ -17,7 +17,7 @@
 
 #include "knobs.h"
 
-#define EXPECTED_NB_KNOBS 24
+#define EXPECTED_NB_KNOBS 27
 _Static_assert(VFWD_MAX_PIPE == 16, "the pipeline values below assume 16");
 
 enum spec_kind {
@@ -48,6 +48,7 @@ static const char *const spec_gro_flushes[] = {"complete", "timeout", NULL};
 static const char *const spec_rx_modes[] = {"poll", "napi", "adaptive", NULL};
 static const char *const spec_delivers[] = {"direct", "deferred", NULL};
 static const char *const spec_formats[] = {"text", "json", NULL};
+static const char *const spec_notify_modes[] = {"immediate", "coalesce", "adaptive", NULL};
 
 static const struct knob_spec knob_specs[] = {
 	SPEC_U("burst", VFWD_APPLY_LIVE, knobs.burst, 1, 512, 32),
@@ -72,6 +73,9 @@ static const struct knob_spec knob_specs[] = {
 	SPEC_U("tx-flush-us", VFWD_APPLY_LIVE, knobs.tx_flush_us, 0, 1000000, 50),
 	SPEC_U("vq-weight-pkts", VFWD_APPLY_LIVE, knobs.vq_weight_pkts, 0, 65535, 256),
 	SPEC_U("vq-weight-bytes", VFWD_APPLY_LIVE, knobs.vq_weight_bytes, 0, 1073741824, 524288),
+	SPEC_W("notify", VFWD_APPLY_LIVE, knobs.notify, spec_notify_modes, 0),
+	SPEC_U("notify-usecs", VFWD_APPLY_LIVE, knobs.notify_usecs, 1, 1000000, 50),
+	SPEC_U("notify-frames", VFWD_APPLY_LIVE, knobs.notify_frames, 1, 65535, 32),
 	{"stats-period", SPEC_SECONDS, VFWD_APPLY_CONTROL, 0, 0, 0, 86400, NULL, 0},
 	SPEC_W("stats-format", VFWD_APPLY_CONTROL, stats_format, spec_formats, 0),
 };

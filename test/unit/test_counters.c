@@ -189,7 +189,8 @@ json_keys(void)
 	};
 	static const char *const stream_keys[] = {
 		"rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "drops", "gro_in", "gro_out",
-		"segs_added", "held_in", "held_out",
+		"segs_added", "held_in", "held_out", "notify_deferred", "notify_sent",
+		"notify_coalesced", "notify_wait_tsc",
 	};
 	static const char *const lcore_keys[] = {
 		"busy_tsc", "idle_tsc", "rounds", "sleeps", "wakeups_intr", "wakeups_kick", "sleep_tsc",
