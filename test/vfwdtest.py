@@ -473,9 +473,10 @@ class Env:
     def vfwd(self, vdevs, args=(), lcores="0@0,1@1", name="vfwd", netns=None, in_memory=True):
         return Proc(self, name, self.vfwd_argv(vdevs, args, lcores, name, netns, in_memory))
 
-    def vfwd_pty(self, vdevs, args=(), lcores="0@0,1@1", name="vfwd"):
+    def vfwd_pty(self, vdevs, args=(), lcores="0@0,1@1", name="vfwd", netns=None):
         """vfwd -i on a pseudo-terminal."""
-        return PtyProc(self, name, self.vfwd_argv(vdevs, ["-i"] + list(args), lcores, name))
+        return PtyProc(self, name, self.vfwd_argv(vdevs, ["-i"] + list(args), lcores, name,
+                                                  netns))
 
     def peer(self, vdevs, args, lcores="0@0", name="peer"):
         eal = self.eal(name, lcores, ["--single-file-segments"])
