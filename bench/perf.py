@@ -94,7 +94,7 @@ METRICS = {
     "kicks_pkt": ("kicks from guest/pkt", "%.3f"),
 }
 # what a scenario's [guest] table may hold
-GUEST_KEYS = {"title", "about", "workloads", "variants", "baselines", "report"}
+GUEST_KEYS = {"title", "about", "workloads", "variants", "baselines", "report", "vfwd_start"}
 # metrics that are a list (one value per lcore, or a split): medians per place
 LIST_METRICS = ("busy_pct", "g_cpu")
 GUEST_METRICS = ["mbit", "tps", "rtt_p50", "rtt_p99", "loss_pct", "g_rx_mb", "g_irq_s",
@@ -187,7 +187,7 @@ def cells(s, baselines=True):
         for name, fwd, knobs, ring in variants(s, baselines):
             out.append({"scenario": s["id"], "point": point, "variant": name, "fwd": fwd,
                         "knobs": knobs, "vfwd_args": knob_args(knobs), "ring": ring,
-                        "vm_ring": s.get("vm_ring"),
+                        "vm_ring": s.get("vm_ring"), "start_args": s.get("vfwd_start", []),
                         "topology": s.get("topology", "vhost-memif")})
     return out
 
@@ -203,7 +203,10 @@ def guest_scenario(s):
             "title": g.get("title", s.get("title", s["id"])) + " (real guest)",
             "about": g.get("about", ""), "traffic": {"workload": g["workloads"]},
             "variants": g.get("variants", [{"name": "vfwd", "vfwd": {}}]),
-            "baselines": g.get("baselines", []), "report": report}
+            "baselines": g.get("baselines", []), "report": report,
+            # options vfwd starts with, beside the knobs typed per cell
+            # (what is not a knob: --vhost-path)
+            "vfwd_start": g.get("vfwd_start", [])}
 
 
 def label(v):
@@ -436,7 +439,8 @@ def guest_sessions(order):
     groups = {}
     for c in order:
         if c["topology"] == "guest":
-            groups.setdefault((c["scenario"], c["fwd"], c.get("ring", "")), []).append(c)
+            groups.setdefault((c["scenario"], c["fwd"], c.get("ring", ""),
+                               tuple(c.get("start_args", []))), []).append(c)
     return list(groups.values())
 
 
@@ -451,7 +455,8 @@ def run_guest_session(cells_, rnd, secs, cpus, accel):
     try:
         with Env("perfg-" + tag[:30]) as env:
             sess = guest_perf.Session(env, cells_[0]["fwd"], cpus, accel,
-                                      ring=cells_[0].get("ring", ""))
+                                      ring=cells_[0].get("ring", ""),
+                                      base_args=cells_[0].get("start_args", []))
             for c in turn:
                 try:
                     m = sess.run_cell(c, scope, secs)

@@ -243,11 +243,11 @@ def build_initramfs(workdir, mb, init=None, v6=False, modules=(), binaries=(), u
 
 
 def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=(), queues=1,
-              vectors=0, ring=0, mtu=0, device="", qmp=None, incoming=None):
+              vectors=None, ring=0, mtu=0, device="", qmp=None, incoming=None):
     """QEMU on vhost-user socket sock (eth0 in the guest), and one more NIC
     (eth1, ...) on each of more_socks. queues > 1: eth0 multi-queue
     (vhost-user queues=N, virtio-net mq=on), with vectors MSI-X vectors
-    (0: INTx, as below). ring: eth0's rx and tx queue sizes (0: QEMU's
+    (0: INTx, as below; None: $VFWD_GUEST_VECTORS, else 0). ring: eth0's rx and tx queue sizes (0: QEMU's
     256). mtu: eth0's host_mtu (VIRTIO_NET_F_MTU: the guest's MTU, told to
     vfwd with VHOST_USER_NET_SET_MTU). device: more virtio-net-pci
     properties for eth0 ("packed=on,mrg_rxbuf=off"). qmp: a unix socket
@@ -255,6 +255,11 @@ def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=(), queu
     QEMU waits on instead of booting (the kernel and initrd still given:
     the command lines of both ends of a migration must match)."""
     vmlinuz, _ = kernel()
+    if vectors is None:
+        # VFWD_GUEST_VECTORS: eth0 with MSI-X (one vector a virtqueue and
+        # one for config: 3 for one queue pair), for a QEMU that takes it
+        # under TCG (not 7.2's); INTx otherwise
+        vectors = int(os.environ.get("VFWD_GUEST_VECTORS", "0"))
     nics = []
     for i, path in enumerate(more_socks, 1):
         nics += ["-chardev", "socket,id=chr%d,path=%s" % (i, path),
