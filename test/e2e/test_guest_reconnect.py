@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """A real Linux guest (QEMU, TCG) killed, or powered off, and started again
-10 times on vfwd's socket while the wire keeps sending (a ping from the
+7 times on vfwd's socket while the wire keeps sending (a ping from the
 namespace toward the guest's address every 10 ms, all the time): vfwd
 stays up, forwards again within 1 s of the new guest's link coming up
 (the guest pings every 50 ms from then on: its first reply's seq), every
@@ -23,7 +23,7 @@ import guest  # noqa: E402
 from vfwdtest import Env, Proc, RUN_PID, check, dir_stats, link_name, stop_accounted  # noqa: E402
 
 
-BOOTS = 10
+BOOTS = 7
 # a restart's first reply within 1 s of the guest's link coming up
 RESUME_SEQS = 20  # of 50 ms
 
