@@ -69,14 +69,15 @@ def veth_wire(ns, tap, mtu=0):
         subprocess.run(ip + ["link", "set", tap, "mtu", str(mtu)], check=True)
 
 
-def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=(), mtu=0, shape=""):
+def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=(), mtu=0, shape="",
+             keep=None):
     """wire: "tap" (net_tap), "pcap" (net_pcap on one end of a veth pair,
     the host's TCP on the other: a PMD without MULTI_SEGS) or "afpacket"
     (net_af_packet on that veth); extra: more vfwd options. mtu: the
     guest's (host_mtu), vfwd's (--mtu) and the far end's MTU (0: 1500).
     shape: the guest's ring properties ("packed=on,mrg_rxbuf=off"; split
     rings with mergeable rx buffers, event index and indirect descriptors
-    when not given)."""
+    when not given). keep: a list that gets vfwd's JSON reports."""
     check(guest.have_guest_tools(), "qemu-system-x86_64, busybox, cpio or a kernel missing "
           "(usertools/setup.sh installs them)")
     tag = ("gro" if gro else "nogro") + ("6" if v6 else "") + \
@@ -140,6 +141,8 @@ def transfer(gro, forwarder="vfwd", v6=False, wire="tap", extra=(), mtu=0, shape
         check(g_in.group(1) == h_out.group(1), "host->guest data differs")
 
         reports = vf.json_lines()
+        if keep is not None:
+            keep.extend(reports)
         vm_port = [p for r in reports for p in r["ports"] if p["role"] == "vm"]
         check(any(p["guest_gso"] for p in vm_port), "guest never negotiated GUEST_TSO4+CSUM")
         # vfwd cannot carry UFO frames anywhere: not offered, so never negotiated
