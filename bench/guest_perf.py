@@ -73,6 +73,7 @@ echo "GUEST-READY"
 while read -r cmd arg; do
   case "$cmd" in
     STAT) stat "$arg" ;;
+    LOG) tail -n 20 /tmp/iperf3.log; dmesg | tail -n 8; free; pidof iperf3 || echo "GUEST-IPERF3-GONE" ;;
     QUIT) break ;;
   esac
 done
@@ -82,6 +83,7 @@ poweroff -f
 
 WORKLOAD_HELP = """workloads (host = the tap's namespace, in = host -> guest):
   tcp-in N, tcp-out N     iperf3 TCP, N streams
+  tcp-in N RATE, ...      ... paced at RATE bit/s in all (k/M/G): a guest that keeps up
   udp-in RATE, udp-out RATE
                           iperf3 UDP 1400 B at RATE bit/s (k/M/G) or max
   rr N                    rr: N connections, one 64 B request in flight each
@@ -89,7 +91,8 @@ WORKLOAD_HELP = """workloads (host = the tap's namespace, in = host -> guest):
 
 
 def parse_workload(w):
-    """("tcp", "in", 1) from "tcp-in 1", ("rr", None, 4), ("idle", None, None)"""
+    """("tcp", "in", 1) from "tcp-in 1", ("tcp", "in", (1, "200M")) from
+    "tcp-in 1 200M", ("rr", None, 4), ("idle", None, None)"""
     parts = w.split()
     kind = parts[0]
     if kind == "idle" and len(parts) == 1:
@@ -102,6 +105,9 @@ def parse_workload(w):
             return ("tcp", m.group(2), int(parts[1]))
         if m.group(1) == "udp" and re.fullmatch(r"max|\d+[kMG]?", parts[1]):
             return ("udp", m.group(2), parts[1])
+    if m and len(parts) == 3 and m.group(1) == "tcp" and parts[1].isdigit() and \
+            re.fullmatch(r"\d+[kMG]?", parts[2]):
+        return ("tcp", m.group(2), (int(parts[1]), parts[2]))
     raise TestFailure("bad guest workload '%s'\n%s" % (w, WORKLOAD_HELP))
 
 
@@ -350,7 +356,13 @@ class Session:
                 "--connect-timeout", "5000"]
         if way == "out":
             argv.append("-R")  # the guest sends
-        if kind == "tcp":
+        if kind == "tcp" and isinstance(n, tuple):
+            # iperf3's -b is per stream
+            streams, rate = n
+            per = int(rate[:-1] if rate[-1] in "kMG" else rate) * \
+                {"k": 1e3, "M": 1e6, "G": 1e9}.get(rate[-1], 1) / streams
+            argv += ["-P", str(streams), "-b", str(int(per))]
+        elif kind == "tcp":
             argv += ["-P", str(n)]
         else:
             argv += ["-u", "-l", "1400", "-b", "0" if n == "max" else n]

@@ -183,7 +183,16 @@ def shared_libs(binary):
     """The shared objects a dynamic binary loads (ldd), the loader included:
     what the initramfs needs beside it, at the same paths."""
     out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
-    return sorted({p for p in re.findall(r"(/\S+\.so[.\d]*)", out) if os.path.exists(p)})
+    libs = {p for p in re.findall(r"(/\S+\.so[.\d]*)", out) if os.path.exists(p)}
+    # glibc dlopens libgcc_s for pthread_cancel and unwinding: a threaded
+    # program without it aborts ("libgcc_s.so.1 must be installed"), as
+    # iperf3 3.16+ (trixie) did at the end of a test, now and then
+    libc = [p for p in libs if os.path.basename(p).startswith("libc.so")]
+    if libc:
+        gcc_s = os.path.join(os.path.dirname(libc[0]), "libgcc_s.so.1")
+        if os.path.exists(gcc_s):
+            libs.add(gcc_s)
+    return sorted(libs)
 
 
 def build_initramfs(workdir, mb, init=None, v6=False, modules=(), binaries=(), udp=0,
@@ -250,7 +259,8 @@ def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=(), queu
     (0: INTx, as below; None: $VFWD_GUEST_VECTORS, else 0). ring: eth0's rx and tx queue sizes (0: QEMU's
     256). mtu: eth0's host_mtu (VIRTIO_NET_F_MTU: the guest's MTU, told to
     vfwd with VHOST_USER_NET_SET_MTU). device: more virtio-net-pci
-    properties for eth0 ("packed=on,mrg_rxbuf=off"). qmp: a unix socket
+    properties for eth0 ("packed=on,mrg_rxbuf=off"; its vectors= wins
+    over the argument). qmp: a unix socket
     path QEMU's monitor (QMP) listens on; incoming: a migration URI this
     QEMU waits on instead of booting (the kernel and initrd still given:
     the command lines of both ends of a migration must match)."""
@@ -276,8 +286,9 @@ def qemu_argv(sock, initrd, mem_mb=512, cpu=0, server=False, more_socks=(), queu
                                                              if queues > 1 else ""),
             # vectors=0: QEMU 7.2 under TCG crashes setting up MSI-X for
             # vhost-user; romfile=: no iPXE, we boot a kernel directly
-            "-device", "virtio-net-pci,netdev=net0,vectors=%d,romfile=,mac=52:54:00:12:34:56%s%s%s"
-            % (vectors, ",mq=on" if queues > 1 else "",
+            "-device", "virtio-net-pci,netdev=net0%s,romfile=,mac=52:54:00:12:34:56%s%s%s"
+            % ("" if "vectors=" in device else ",vectors=%d" % vectors,
+               ",mq=on" if queues > 1 else "",
                ",rx_queue_size=%d,tx_queue_size=%d" % (ring, ring) if ring else "",
                (",host_mtu=%d" % mtu if mtu else "") + ("," + device if device else "")),
             ] + nics + [
