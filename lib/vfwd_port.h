@@ -206,8 +206,9 @@ struct vfwd_stream_stats;
  * guest_notify op (vfwd_vhost_guest_notify) runs inside that worker's
  * enqueue, and only then takes one. */
 struct vfwd_notify_q {
-	bool pending;   /* librte_vhost handed one over that is not sent yet:
-			 * it holds the virtqueue's next ones back until then */
+	bool pending;   /* librte_vhost handed one over that is not sent yet
+			 * (with EVENT_IDX it asks for no other until the guest
+			 * has looked, i.e. after this one is sent) */
 	bool defer;     /* take the next one (coalesce; adaptive as the rate says) */
 	uint16_t vring; /* the guest receiveq of the enqueue under way */
 	int vid;        /* the device the pending one is for */

@@ -64,9 +64,9 @@ int vfwd_port_queue_pkts(uint16_t port, const struct rte_eth_stats *st, uint16_t
 /* --------------------------------------------------- guest notifications */
 
 /* Whether this DPDK lets its user decide when a guest is notified: 23.07
- * added the guest_notify device op (librte_vhost hands over each
- * notification, and holds back the next ones of that virtqueue until
- * rte_vhost_notify_guest sends it) and rte_vhost_notify_guest. */
+ * added the guest_notify device op (librte_vhost calls it instead of
+ * writing the call eventfd; a true return means the application sends it
+ * later) and rte_vhost_notify_guest, which sends it. */
 bool vfwd_compat_notify_supported(void);
 
 /* The vhost-user sockets registered from now on get fn as their
