@@ -73,7 +73,6 @@ echo "GUEST-READY"
 while read -r cmd arg; do
   case "$cmd" in
     STAT) stat "$arg" ;;
-    LOG) tail -n 20 /tmp/iperf3.log; dmesg | tail -n 8; free; pidof iperf3 || echo "GUEST-IPERF3-GONE" ;;
     QUIT) break ;;
   esac
 done
