@@ -237,9 +237,9 @@ uint16_t vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct 
 /* The guest_notify op (lib path, 23.07+): takes the notification if the
  * enqueue under way on this thread is one whose queue defers them. */
 bool vfwd_vhost_guest_notify(int vid, uint16_t vring);
-/* Sends nq's pending notification if its device is still st's, and says
- * whether it was; nq holds none after (the worker owning nq). */
-bool vfwd_vhost_lib_notify(const struct vfwd_port_state *st, struct vfwd_notify_q *nq);
+/* Sends the notification nq holds if its device is still st's, and says
+ * whether it was (the worker owning nq; vfwd_notify_sent does the rest). */
+bool vfwd_vhost_lib_notify(const struct vfwd_port_state *st, const struct vfwd_notify_q *nq);
 
 /* A burst from a port's rx queue: the one call the workers make to
  * receive. */

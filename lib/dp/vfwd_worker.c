@@ -18,6 +18,7 @@
 #include <rte_pause.h>
 #include <rte_ring.h>
 
+#include "vfwd_notify.h"
 #include "vfwd_worker.h"
 
 /* Control, with the worker stopped. The counters are not touched: the
@@ -132,93 +133,17 @@ sum_pkt_len(struct rte_mbuf **pkts, uint16_t n)
 
 /* ------------------------------------------------------------------ send */
 
-/* ------------------------------------------------- guest notifications */
-
-/* adaptive: sends held back that a probe looks at, and the longest it
- * then stays immediate (in windows) */
-#define NOTIFY_PROBE_SENDS 4
-#define NOTIFY_BACKOFF_MAX 256
-
-/* adaptive, after a send that was held back: holding is worth it when
- * bursts ride on what is held; when most of a probe's waited for nothing
- * (a request that waits for its answer: nothing can ride on it), back to
- * immediate for a while, twice as long each time it proves useless again */
-static void
-notify_judge(struct vfwd_notify_q *nq)
-{
-	nq->probe_sends++;
-	nq->probe_rode += nq->rides > 0;
-	if (nq->probe_sends < NOTIFY_PROBE_SENDS)
-		return;
-	if (2 * nq->probe_rode < nq->probe_sends) {
-		nq->defer = false;
-		nq->backoff = nq->backoff_next;
-		nq->backoff_next = RTE_MIN(2 * nq->backoff_next, NOTIFY_BACKOFF_MAX);
-	} else {
-		nq->backoff_next = 1;
-	}
-	nq->probe_sends = nq->probe_rode = 0;
-}
-
-/* Sends the notification nq holds (its device permitting), counted. */
+/* Sends the guest notification nq holds (vfwd_notify.h), if its device is
+ * still st's. */
 static void
 notify_send(struct vfwd_notify_q *nq, const struct vfwd_port_state *st,
 	    const struct vfwd_knobs *k, uint64_t now)
 {
-	if (vfwd_vhost_lib_notify(st, nq)) {
-		nq->stats->notify_sent++;
-		nq->stats->notify_wait_tsc += now - nq->since_tsc;
-	}
-	if (k->notify == VFWD_NOTIFY_ADAPTIVE)
-		notify_judge(nq);
+	vfwd_notify_sent(nq, k, vfwd_vhost_lib_notify(st, nq), now);
 }
 
-/* After a send on a queue whose notifications vfwd holds: the burst that
- * went while one waited rode on it; enough frames send it at once. */
-static inline void
-notify_after_tx(struct vfwd_notify_q *nq, const struct vfwd_port_state *st,
-		const struct vfwd_knobs *k, bool was_pending, uint16_t nb_tx)
-{
-	nq->win_frames += nb_tx;
-	if (!nq->pending)
-		return;
-	if (was_pending && nb_tx) {
-		nq->stats->notify_coalesced++;
-		nq->rides++;
-	}
-	nq->frames += nb_tx;
-	if (nq->frames >= k->notify_frames)
-		notify_send(nq, st, k, rte_rdtsc());
-}
-
-/* adaptive (the kernel's DIM, by rate and by what it gains), at the end
- * of each window: try holding notifications when frames came at one per
- * notify_usecs or faster (unless a probe found it useless not long ago:
- * notify_judge), stop below half that rate */
-static inline void
-notify_adapt(const struct vfwd_worker *w, struct vfwd_notify_q *nq, uint64_t now)
-{
-	uint64_t span = now - nq->win_tsc;
-	uint64_t per_period = (uint64_t)nq->win_frames * w->notify_tsc;
-
-	if (span < w->notify_win_tsc)
-		return;
-	if (!nq->defer) {
-		if (nq->backoff > 0)
-			nq->backoff--;
-		else if (per_period >= span) {
-			nq->defer = true;
-			nq->probe_sends = nq->probe_rode = 0;
-		}
-	} else if (2 * per_period < span) {
-		nq->defer = false;
-	}
-	nq->win_tsc = now;
-	nq->win_frames = 0;
-}
-
-/* Once a round: what waited notify_usecs goes, and all of it when the
- * knobs no longer hold notifications (or all, at a stop). */
+/* Once a round while notifications are held or adaptive watches the
+ * rate; all: send every held one (a stop). */
 static void
 notify_due(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now, bool all)
 {
@@ -226,11 +151,7 @@ notify_due(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now, bool
 		struct vfwd_notify_q *nq = &w->streams[i].notify;
 		const struct vfwd_port_state *st = &w->port_state[w->streams[i].s.tx_port];
 
-		if (!st->notify_ok)
-			continue;
-		if (k->notify == VFWD_NOTIFY_ADAPTIVE)
-			notify_adapt(w, nq, now);
-		if (nq->pending && (all || !nq->defer || now - nq->since_tsc >= w->notify_tsc))
+		if (st->notify_ok && vfwd_notify_due(nq, k, &w->notify_clock, now, all))
 			notify_send(nq, st, k, now);
 	}
 }
@@ -268,8 +189,8 @@ tx_now(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_k
 		last = vfwd_port_tx(s->tx_port, tx_st, s->tx_queue, pkts + nb_tx, n - nb_tx, nq);
 		nb_tx += last;
 	}
-	if (nq != NULL)
-		notify_after_tx(nq, tx_st, k, was_pending, nb_tx);
+	if (nq != NULL && vfwd_notify_after_tx(nq, k, was_pending, nb_tx))
+		notify_send(nq, tx_st, k, rte_rdtsc());
 	if (unlikely(nb_tx < n)) {
 		bytes -= sum_pkt_len(pkts + nb_tx, n - nb_tx);
 		rte_pktmbuf_free_bulk(pkts + nb_tx, n - nb_tx);
@@ -973,20 +894,11 @@ knobs_take(struct vfwd_worker *w, const struct vfwd_knobs *k)
 	w->tx_flush_tsc = k->tx_flush_us * w->tsc_per_us;
 	w->gro_flush_tsc = k->gro.flush_us * w->tsc_per_us;
 	w->budget_tsc = k->round_budget_us * w->tsc_per_us;
-	w->notify_tsc = (uint64_t)k->notify_usecs * w->tsc_per_us;
-	/* sixteen coalescing periods, at least a millisecond: long enough to
-	 * see a rate in, short enough to follow a change of load */
-	w->notify_win_tsc = RTE_MAX(16 * w->notify_tsc, 1000 * w->tsc_per_us);
+	vfwd_notify_clock_set(&w->notify_clock, k, w->tsc_per_us);
 	/* adaptive keeps what it found as long as it stays on */
 	if (k->notify != w->notify_mode)
-		for (uint16_t i = 0; i < w->nb_streams; i++) {
-			struct vfwd_notify_q *nq = &w->streams[i].notify;
-
-			nq->defer = k->notify == VFWD_NOTIFY_COALESCE;
-			nq->backoff = 0;
-			nq->backoff_next = 1;
-			nq->probe_sends = nq->probe_rode = 0;
-		}
+		for (uint16_t i = 0; i < w->nb_streams; i++)
+			vfwd_notify_mode_set(&w->streams[i].notify, k->notify);
 	w->notify_mode = k->notify;
 	/* a polling visit is one burst: the vq weights cut it only when the
 	 * packet weight is below the burst (the byte weight is looked at

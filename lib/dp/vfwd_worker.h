@@ -9,6 +9,7 @@
 #include "vfwd.h"
 #include "vfwd_offload.h"
 #include "vfwd_port.h"
+#include "vfwd_notify.h"
 
 /* Packets a stream holds for tx batching (owned by its worker). */
 struct vfwd_tx_hold {
@@ -74,8 +75,7 @@ struct vfwd_worker {
 	uint64_t tx_flush_tsc;  /* tx_flush_us in TSC cycles */
 	uint64_t gro_flush_tsc; /* gro.flush_us ... */
 	uint64_t budget_tsc;    /* round_budget_us ... (0: none) */
-	uint64_t notify_tsc;    /* notify_usecs ... */
-	uint64_t notify_win_tsc; /* adaptive: the window its rate is taken over */
+	struct vfwd_notify_clock notify_clock; /* notify_usecs ... (vfwd_notify.h) */
 	uint32_t notify_nb_pending; /* notifications held (its streams' notify.pending) */
 	uint8_t notify_mode;    /* the knobs' notify it took last */
 

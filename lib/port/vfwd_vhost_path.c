@@ -24,8 +24,8 @@
 #include <rte_vhost.h>
 
 #include "vfwd_compat.h"
+#include "vfwd_notify.h"
 #include "vfwd_port.h"
-#include "vfwd_stats.h"
 
 /* librte_vhost takes at most this many packets a call (MAX_PKT_BURST in
  * lib/vhost), net_vhost's VHOST_MAX_PKT_BURST */
@@ -80,40 +80,23 @@ vfwd_vhost_guest_notify(int vid, uint16_t vring)
 {
 	struct vfwd_notify_q *nq = RTE_PER_LCORE(notify_now);
 
-	/* anything else (the guest's transmitq after a dequeue, another
-	 * thread) is notified at once, as without the op */
-	if (nq == NULL || !nq->defer || vring != nq->vring)
-		return false;
-	/* one is held already: it tells the guest of this too. Without
-	 * EVENT_IDX librte_vhost asks at every enqueue while the guest has
-	 * interrupts on, and passing these through would undo the holding
-	 * (the burst is counted as one that rode on it: notify_after_tx) */
-	if (nq->pending)
-		return true;
-	nq->pending = true;
-	nq->vid = vid;
-	nq->frames = 0;
-	nq->rides = 0;
-	nq->since_tsc = rte_rdtsc();
-	(*nq->nb_pending)++;
-	nq->stats->notify_deferred++;
-	return true;
+	/* another thread's call (none but the workers enqueue), or a queue
+	 * that does not hold them: notified at once, as without the op */
+	return nq != NULL && vfwd_notify_take(nq, vid, vring, rte_rdtsc());
 }
 
 bool
-vfwd_vhost_lib_notify(const struct vfwd_port_state *st, struct vfwd_notify_q *nq)
+vfwd_vhost_lib_notify(const struct vfwd_port_state *st, const struct vfwd_notify_q *nq)
 {
 	/* the device it was for may have gone (the id is cleared before the
 	 * device is freed, and this worker is not past its round): nothing
 	 * to tell then, a new device starts with none held. A guest that
-	 * looked by itself meanwhile is told all the same: only
-	 * rte_vhost_notify_guest lets librte_vhost pass on the next one */
+	 * looked by itself meanwhile is told all the same (an interrupt for
+	 * nothing, never one missing) */
 	bool alive = __atomic_load_n(&st->vid, __ATOMIC_ACQUIRE) == nq->vid;
 
 	if (alive)
 		vfwd_compat_notify_guest(nq->vid, nq->vring);
-	nq->pending = false;
-	(*nq->nb_pending)--;
 	return alive;
 }
 
