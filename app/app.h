@@ -137,6 +137,8 @@ void vfwd_replug_tick(struct vfwd_app *app);
 /* report.c */
 void vfwd_report(struct vfwd_app *app, struct vfwd_stats_view *view, bool final, bool json);
 void vfwd_show_lcores(struct vfwd_app *app, bool json);
+/* show latency [json]: per-stage residence time (--latency on) */
+void vfwd_show_latency(struct vfwd_app *app, bool json);
 /* Per pair and direction, summed over lcores and queues; json adds each
  * stream (pair, queue, direction) and the direction totals. */
 void vfwd_show_pairs(struct vfwd_app *app, bool json);

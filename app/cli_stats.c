@@ -125,6 +125,35 @@ static cmdline_parse_inst_t inst_show_pair_json = {
 		   (void *)&tok_sl_json, NULL},
 };
 
+struct cmd_show_latency {
+	cmdline_fixed_string_t show, latency, json;
+};
+
+static void
+cmd_show_latency(void *res, __rte_unused struct cmdline *cl, void *data)
+{
+	struct cmd_show_latency *r = res;
+
+	vfwd_show_latency(data, r->json[0] != '\0');
+}
+
+static cmdline_parse_token_string_t tok_lat_show = TOKEN_STRING_INITIALIZER(struct cmd_show_latency, show, "show");
+static cmdline_parse_token_string_t tok_lat_latency = TOKEN_STRING_INITIALIZER(struct cmd_show_latency, latency, "latency");
+static cmdline_parse_token_string_t tok_lat_json = TOKEN_STRING_INITIALIZER(struct cmd_show_latency, json, "json");
+
+static cmdline_parse_inst_t inst_show_latency = {
+	.f = cmd_show_latency,
+	.help_str = "show latency: how long packets waited in each stage (GRO, backlog, pipeline "
+		    "ring, tx hold, tx retries), per lcore: mean and p50..max in us (set latency on)",
+	.tokens = {(void *)&tok_lat_show, (void *)&tok_lat_latency, NULL},
+};
+
+static cmdline_parse_inst_t inst_show_latency_json = {
+	.f = cmd_show_latency,
+	.help_str = "show latency json: the same as one JSON line",
+	.tokens = {(void *)&tok_lat_show, (void *)&tok_lat_latency, (void *)&tok_lat_json, NULL},
+};
+
 struct cmd_clear {
 	cmdline_fixed_string_t clear, what, stats, which;
 };
@@ -177,7 +206,8 @@ static cmdline_parse_inst_t inst_clear_fwd = {
 
 static cmdline_parse_inst_t *stats_cmds[] = {
 	&inst_show_port, &inst_show_port_json, &inst_show_lcore, &inst_show_lcore_json,
-	&inst_show_pair, &inst_show_pair_json, &inst_clear_port, &inst_clear_fwd, NULL,
+	&inst_show_pair, &inst_show_pair_json, &inst_show_latency, &inst_show_latency_json,
+	&inst_clear_port, &inst_clear_fwd, NULL,
 };
 
 const struct vfwd_cli_topic vfwd_cli_stats_topic = {

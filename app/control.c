@@ -168,6 +168,7 @@ stage_build(struct vfwd_app *app, const struct vfwd_options *o, struct stage *s,
 	    size_t errlen)
 {
 	struct vfwd_plan *plan = malloc(sizeof(*plan));
+	int lat_field;
 	uint16_t nb;
 	int ret;
 
@@ -236,6 +237,16 @@ stage_build(struct vfwd_app *app, const struct vfwd_options *o, struct stage *s,
 			s->rings[s->nb_rings++] = ring;
 		}
 	}
+	/* --latency's stamp (the same field each time: registering is
+	 * idempotent), made whether or not latency is on now: a set at the
+	 * prompt must find it */
+	lat_field = vfwd_latency_field_register();
+	if (lat_field < 0) {
+		snprintf(err, errlen, "cannot register the latency stamp (an mbuf dynamic field): %s",
+			 rte_strerror(-lat_field));
+		ret = lat_field;
+		goto out;
+	}
 	for (uint16_t w = 0; w < nb; w++) {
 		struct vfwd_worker *wk = s->workers[w];
 		struct rte_ring *rings[VFWD_MAX_PIPE];
@@ -246,6 +257,7 @@ stage_build(struct vfwd_app *app, const struct vfwd_options *o, struct stage *s,
 			snprintf(err, errlen, "cannot allocate the workers' streams: out of memory");
 			goto out;
 		}
+		vfwd_worker_set_latency_field(wk, lat_field);
 		if (vfwd_worker_role(wk) == VFWD_ROLE_RX) {
 			for (uint16_t k = 0; k < o->pipe_work; k++)
 				rings[k] = s->rings[w * o->pipe_work + k];

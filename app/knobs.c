@@ -116,6 +116,7 @@ WORD_KNOB(gro, knobs.gro.enabled, on_off, bool)
 WORD_KNOB(rx_mode, knobs.rx_mode, rx_modes, enum vfwd_rx_mode)
 WORD_KNOB(deliver, knobs.deliver, delivers, enum vfwd_deliver)
 WORD_KNOB(notify, knobs.notify, notify_modes, enum vfwd_notify_mode)
+WORD_KNOB(latency, knobs.latency, on_off, bool)
 WORD_KNOB(gro_mode, knobs.gro.mode, gro_modes, enum vfwd_gro_mode)
 WORD_KNOB(gro_engine, knobs.gro.engine, gro_engines, enum vfwd_gro_engine)
 WORD_KNOB(gro_flush_policy, knobs.gro.flush, gro_flushes, enum vfwd_gro_flush)
@@ -264,6 +265,10 @@ const struct vfwd_knob vfwd_knobs[] = {
 	 VFWD_APPLY_LIVE, set_notify_usecs, get_notify_usecs},
 	{"notify-frames", "1..65535", "32", "... and the frames after which it goes at once",
 	 VFWD_APPLY_LIVE, set_notify_frames, get_notify_frames},
+	{"latency", "on|off", "off",
+	 "per-stage residence time: how long packets wait in GRO, the backlog, the "
+	 "pipeline rings, tx holds and tx retries (show latency)",
+	 VFWD_APPLY_LIVE, set_latency, get_latency},
 	{"stats-period", "seconds > 0|off", "off",
 	 "print stats every this many seconds (off: only at exit)",
 	 VFWD_APPLY_CONTROL, set_stats_period, get_stats_period},

@@ -62,9 +62,47 @@ text_hist(const struct vfwd_dir_stats *d, const struct vfwd_dir_summary *sum)
 	printf("\n");
 }
 
+/* --latency: one stage's figures in microseconds */
+static struct vfwd_lat_summary
+lat_us(const struct vfwd_lat_stats *l, uint64_t tsc_hz)
+{
+	struct vfwd_lat_summary s;
+	double us = tsc_hz ? 1e6 / (double)tsc_hz : 0.0;
+
+	vfwd_lat_summarize(l, &s);
+	s.mean *= us;
+	s.p50 *= us;
+	s.p90 *= us;
+	s.p99 *= us;
+	s.p999 *= us;
+	s.max *= us;
+	return s;
+}
+
+/* The stages that held packets, a row each (label on the first); returns
+ * the rows printed. */
+static unsigned int
+text_latency_rows(const char *label, const struct vfwd_lcore_stats *cum, uint64_t tsc_hz)
+{
+	unsigned int rows = 0;
+
+	for (int k = 0; k < VFWD_LAT_COUNT; k++) {
+		struct vfwd_lat_summary s;
+
+		if (cum->lat[k].count == 0)
+			continue;
+		s = lat_us(&cum->lat[k], tsc_hz);
+		printf("%-9s %-8s %11" PRIu64 " %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n",
+		       rows ? "" : label, vfwd_lat_names[k], s.count, s.mean, s.p50, s.p90, s.p99,
+		       s.p999, s.max);
+		rows++;
+	}
+	return rows;
+}
+
 static void
 text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
-	   const struct vfwd_lcore_stats *delta, double secs)
+	   const struct vfwd_lcore_stats *delta, double secs, uint64_t tsc_hz)
 {
 	struct vfwd_summary c, p;
 
@@ -91,6 +129,14 @@ text_lcore(const char *label, const struct vfwd_lcore_stats *cum,
 		       ", %" PRIu64 " dropped full\n",
 		       cum->backlog_enq, cum->backlog_deq, cum->backlog_enq - cum->backlog_deq,
 		       cum->backlog_drops);
+	for (int k = 0; k < VFWD_LAT_COUNT; k++) {
+		struct vfwd_lat_summary s = lat_us(&cum->lat[k], tsc_hz);
+
+		if (s.count)
+			printf("          waited in %s: %" PRIu64 " packets, mean %.1f us, p50 %.1f, "
+			       "p99 %.1f, max %.1f\n",
+			       vfwd_lat_names[k], s.count, s.mean, s.p50, s.p99, s.max);
+	}
 	for (int d = 0; d < VFWD_DIR_COUNT; d++) {
 		const struct vfwd_dir_summary *cd = &c.dir[d], *pd = &p.dir[d];
 		const struct vfwd_dir_stats *ds = &cum->dir[d];
@@ -314,10 +360,10 @@ text_lcores(const struct vfwd_app *app, const struct report *r)
 		char label[16];
 
 		snprintf(label, sizeof(label), "lcore %u", vfwd_worker_lcore(app->workers[w]));
-		text_lcore(label, &r->now[w], &r->delta[w], r->secs);
+		text_lcore(label, &r->now[w], &r->delta[w], r->secs, app->tsc_hz);
 	}
 	if (app->nb_workers > 1)
-		text_lcore("total", &r->tot_now, &r->tot_delta, r->secs);
+		text_lcore("total", &r->tot_now, &r->tot_delta, r->secs, app->tsc_hz);
 	text_pairs(app, r);
 }
 
@@ -340,8 +386,27 @@ json_counter(const char *name, uint64_t value, void *arg __rte_unused)
 	printf(",\"%s\":%" PRIu64, name, value);
 }
 
+/* ,"latency":{"gro":{"count":..,"mean_us":..,...},...}: every stage,
+ * since the start or clear fwd stats */
 static void
-json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *delta, double secs)
+json_latency(const struct vfwd_lcore_stats *cum, uint64_t tsc_hz)
+{
+	printf(",\"latency\":{");
+	for (int k = 0; k < VFWD_LAT_COUNT; k++) {
+		struct vfwd_lat_summary s = lat_us(&cum->lat[k], tsc_hz);
+
+		printf("%s\"%s\":{\"count\":%" PRIu64 ",\"sum_tsc\":%" PRIu64
+		       ",\"mean_us\":%.3f,\"p50_us\":%.3f,\"p90_us\":%.3f,\"p99_us\":%.3f,"
+		       "\"p999_us\":%.3f,\"max_us\":%.3f}",
+		       k ? "," : "", vfwd_lat_names[k], s.count, cum->lat[k].sum_tsc, s.mean, s.p50,
+		       s.p90, s.p99, s.p999, s.max);
+	}
+	printf("}");
+}
+
+static void
+json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *delta, double secs,
+	   uint64_t tsc_hz)
 {
 	struct vfwd_summary c, p;
 
@@ -354,6 +419,7 @@ json_lcore(const struct vfwd_lcore_stats *cum, const struct vfwd_lcore_stats *de
 	       p.cycles_per_pkt, c.rx_pkts, c.tx_pkts, c.drops_total);
 	vfwd_counters_each(vfwd_lcore_counters, VFWD_NB_LCORE_COUNTERS, cum, VFWD_SHOW_JSON,
 			   json_counter, NULL);
+	json_latency(cum, tsc_hz);
 	printf(",\"dirs\":{");
 	for (int d = 0; d < VFWD_DIR_COUNT; d++) {
 		const struct vfwd_dir_summary *cd = &c.dir[d], *pd = &p.dir[d];
@@ -487,11 +553,11 @@ json_lcores(const struct vfwd_app *app, const struct report *r)
 	printf("\"lcores\":[");
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
 		printf("%s{\"lcore\":%u,", w ? "," : "", vfwd_worker_lcore(app->workers[w]));
-		json_lcore(&r->now[w], &r->delta[w], r->secs);
+		json_lcore(&r->now[w], &r->delta[w], r->secs, app->tsc_hz);
 		printf("}");
 	}
 	printf("],\"total\":{");
-	json_lcore(&r->tot_now, &r->tot_delta, r->secs);
+	json_lcore(&r->tot_now, &r->tot_delta, r->secs, app->tsc_hz);
 	printf("}");
 }
 
@@ -598,6 +664,52 @@ void
 vfwd_show_lcores(struct vfwd_app *app, bool json)
 {
 	show_since_last(app, json, json_lcores, text_lcores);
+}
+
+/* show latency json: {"t":..,"period_s":..,"tsc_hz":..,"latency_on":..,
+ * "lcores":[{"lcore":N,"latency":{...}}],"total":{"latency":{...}}} */
+static void
+json_latency_body(const struct vfwd_app *app, const struct report *r)
+{
+	printf("\"tsc_hz\":%" PRIu64 ",\"latency_on\":%s,\"lcores\":[", app->tsc_hz,
+	       app->opt.knobs.latency ? "true" : "false");
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		printf("%s{\"lcore\":%u", w ? "," : "", vfwd_worker_lcore(app->workers[w]));
+		json_latency(&r->now[w], app->tsc_hz);
+		printf("}");
+	}
+	printf("],\"total\":{\"lcores\":%u", app->nb_workers);
+	json_latency(&r->tot_now, app->tsc_hz);
+	printf("}");
+}
+
+/* show latency: a row per lcore and stage that held packets, then the
+ * totals; waits in microseconds since the start or clear fwd stats */
+static void
+text_latency(const struct vfwd_app *app, const struct report *r)
+{
+	unsigned int rows = 0;
+	char label[16];
+
+	printf("latency %s: time packets waited in each stage, us, since the start or "
+	       "clear fwd stats\n",
+	       app->opt.knobs.latency ? "on" : "off (set latency on)");
+	printf("%-9s %-8s %11s %9s %9s %9s %9s %9s %9s\n", "lcore", "stage", "packets", "mean",
+	       "p50", "p90", "p99", "p99.9", "max");
+	for (uint16_t w = 0; w < app->nb_workers; w++) {
+		snprintf(label, sizeof(label), "%u", vfwd_worker_lcore(app->workers[w]));
+		rows += text_latency_rows(label, &r->now[w], app->tsc_hz);
+	}
+	if (app->nb_workers > 1)
+		text_latency_rows("total", &r->tot_now, app->tsc_hz);
+	if (rows == 0)
+		printf("(no packet has waited in a stage yet)\n");
+}
+
+void
+vfwd_show_latency(struct vfwd_app *app, bool json)
+{
+	show_since_last(app, json, json_latency_body, text_latency);
 }
 
 static void

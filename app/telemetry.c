@@ -374,6 +374,94 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 	return ret;
 }
 
+/* "<stage>/count", "<stage>/mean_ns", "<stage>/p50_ns", ... for each
+ * stage (flat: telemetry nests one container deep) */
+static void
+add_latency(struct rte_tel_data *d, const struct vfwd_lcore_stats *s, uint64_t tsc_hz)
+{
+	double ns = tsc_hz ? 1e9 / (double)tsc_hz : 0.0;
+
+	static const char *const fig[] = {"mean_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns",
+					  "max_ns"};
+
+	for (int k = 0; k < VFWD_LAT_COUNT; k++) {
+		struct vfwd_lat_summary l;
+		char key[48];
+
+		vfwd_lat_summarize(&s->lat[k], &l);
+		const double v[RTE_DIM(fig)] = {l.mean, l.p50, l.p90, l.p99, l.p999, l.max};
+
+		snprintf(key, sizeof(key), "%s/count", vfwd_lat_names[k]);
+		vfwd_tel_dict_uint(d, key, l.count);
+		for (unsigned int f = 0; f < RTE_DIM(fig); f++) {
+			snprintf(key, sizeof(key), "%s/%s", vfwd_lat_names[k], fig[f]);
+			vfwd_tel_dict_uint(d, key, (uint64_t)(v[f] * ns));
+		}
+	}
+}
+
+/* /vfwd/latency: per-stage residence time (--latency on) per lcore and
+ * in total, in ns, since the start or clear fwd stats. Null (-EAGAIN)
+ * when a worker could not be read consistently, as /vfwd/lcores. */
+static int
+tel_latency(const char *cmd __rte_unused, const char *params __rte_unused,
+	    struct rte_tel_data *d)
+{
+	struct vfwd_app *app;
+	int ret = -EAGAIN;
+
+	pthread_mutex_lock(&tel_lock);
+	app = tel_app;
+	if (app != NULL) {
+		/* static: large, and tel_lock keeps one caller at a time */
+		static struct vfwd_lcore_stats now, total;
+		struct rte_tel_data *per[VFWD_MAX_WORKERS] = {NULL};
+		unsigned int lcore[VFWD_MAX_WORKERS];
+		uint16_t nb;
+
+		memset(&total, 0, sizeof(total));
+		pthread_mutex_lock(&app->lock);
+		nb = RTE_MIN(app->nb_workers, (uint16_t)VFWD_MAX_WORKERS);
+		ret = 0;
+		for (uint16_t w = 0; ret == 0 && w < nb; w++) {
+			ret = read_lcore(app, w, &now);
+			if (ret != 0)
+				break;
+			vfwd_stats_add(&total, &now);
+			lcore[w] = vfwd_worker_lcore(app->workers[w]);
+			per[w] = rte_tel_data_alloc();
+			if (per[w] != NULL) {
+				rte_tel_data_start_dict(per[w]);
+				add_latency(per[w], &now, app->tsc_hz);
+			}
+		}
+		if (ret == 0) {
+			struct rte_tel_data *c = rte_tel_data_alloc();
+			char name[16];
+
+			rte_tel_data_start_dict(d);
+			rte_tel_data_add_dict_string(d, "latency", app->opt.knobs.latency ? "on" : "off");
+			for (uint16_t w = 0; w < nb; w++) {
+				snprintf(name, sizeof(name), "%u", lcore[w]);
+				if (per[w] != NULL && rte_tel_data_add_dict_container(d, name, per[w], 0) == 0)
+					per[w] = NULL;
+			}
+			if (c != NULL) {
+				rte_tel_data_start_dict(c);
+				add_latency(c, &total, app->tsc_hz);
+				if (rte_tel_data_add_dict_container(d, "total", c, 0) != 0)
+					rte_tel_data_free(c);
+			}
+		}
+		for (uint16_t w = 0; w < nb; w++)
+			if (per[w] != NULL)
+				rte_tel_data_free(per[w]);
+		pthread_mutex_unlock(&app->lock);
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return ret;
+}
+
 static int
 tel_config(const char *cmd __rte_unused, const char *params __rte_unused,
 	   struct rte_tel_data *d)
@@ -431,6 +519,9 @@ vfwd_telemetry_register(struct vfwd_app *app)
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/vfwd/config", tel_config,
 						 "Knob values and layout. No parameters");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/vfwd/latency", tel_latency,
+						 "Per-stage residence time (set latency on), ns, per lcore and total. No parameters");
 	return ret;
 }
 

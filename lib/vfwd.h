@@ -95,6 +95,7 @@ struct vfwd_knobs {
 	uint8_t notify;           /* enum vfwd_notify_mode */
 	uint32_t notify_usecs;    /* coalesce: the longest a notification waits */
 	uint32_t notify_frames;   /* ... and the frames after which it goes at once */
+	bool latency;             /* per-stage residence time (vfwd_stats.h) */
 };
 
 struct vfwd_pair {
@@ -150,6 +151,13 @@ uint32_t vfwd_worker_quiesce_seen(const struct vfwd_worker *w);
 const struct vfwd_lcore_stats *vfwd_worker_counters(const struct vfwd_worker *w);
 /* A re-plan: to (not yet running) carries on from from's counters. */
 void vfwd_worker_counters_carry(struct vfwd_worker *to, const struct vfwd_worker *from);
+
+/* --latency: the mbuf dynamic field the stages stamp (control, after
+ * vfwd_worker_init, before launch; vfwd_latency_field_register's offset,
+ * or -1: latency stays off whatever the knobs say). */
+void vfwd_worker_set_latency_field(struct vfwd_worker *w, int offset);
+/* Registers the field (control, once): its offset, or -rte_errno. */
+int vfwd_latency_field_register(void);
 
 /* Prepare a worker for a plan entry with the given initial knobs. Its
  * counters (stats, stats_snap) carry over untouched: a worker's memory

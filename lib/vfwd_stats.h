@@ -127,6 +127,34 @@
 	X(ring_drops, VFWD_SHOW_JSON, "rx lcore: dropped, the ring full (also in drops)") \
 	X(ring_deq, VFWD_SHOW_JSON, "work lcore: packets taken from rings")
 
+/* Per-stage residence time (--latency on): how long packets waited in
+ * each place a stage holds them, from when they went in to when they came
+ * out, per lcore (its single writer), in log2 buckets of TSC cycles.
+ * X(ENUM, name, help): VFWD_LAT_<ENUM>, and its key in JSON, telemetry and
+ * "show latency". */
+#define VFWD_LAT_STAGES(X)                                                            \
+	X(GRO, gro, "toward the VM: in heavy GRO's table, from the poll that took a frame's first segment to the flush that sent it") \
+	X(BACKLOG, backlog, "deferred delivery: on the backlog, from the visit that put it there to the drain") \
+	X(RING, ring, "pipeline: on a work lcore's ring, from the rx lcore's put to the work lcore's take") \
+	X(TX_HOLD, tx_hold, "tx batching: in the stream's tx hold, until its batch was sent") \
+	X(TX_WAIT, tx_wait, "tx: retrying a full ring, the packets its first send did not take")
+
+#define VFWD_LAT_ENUM(e, name, help) VFWD_LAT_##e,
+enum vfwd_lat_stage {
+	VFWD_LAT_STAGES(VFWD_LAT_ENUM)
+	VFWD_LAT_COUNT
+};
+
+/* bucket b holds waits of [2^b, 2^(b+1)) TSC cycles (bucket 0: 0 and 1);
+ * the last, everything longer (2^47 cycles: about 13 hours at 3 GHz) */
+#define VFWD_LAT_BUCKETS 48
+
+struct vfwd_lat_stats {
+	uint64_t count;   /* packets that came out */
+	uint64_t sum_tsc; /* their waits summed */
+	uint64_t hist[VFWD_LAT_BUCKETS];
+};
+
 #define VFWD_COUNTER_FIELD(name, show, help) uint64_t name;
 #define VFWD_COUNTER_ONE(name, show, help) +1
 #define VFWD_DROP_ENUM(e, name, help) VFWD_DROP_##e,
@@ -177,6 +205,7 @@ struct vfwd_lcore_stats {
 	struct vfwd_dir_stats dir[VFWD_DIR_COUNT];
 	struct vfwd_stream_stats stream[VFWD_MAX_STREAMS]; /* by vfwd_stream_key() */
 	VFWD_LCORE_COUNTERS(VFWD_COUNTER_FIELD)
+	struct vfwd_lat_stats lat[VFWD_LAT_COUNT]; /* --latency on */
 } __rte_cache_aligned;
 
 /* A counter's entry in the tables below: what its macro entry says, and
@@ -254,6 +283,23 @@ uint64_t vfwd_stream_out_expected(const struct vfwd_stream_stats *ss);
 /* Pair pair's streams on queues [0, nb_rxq) of s, per direction. */
 void vfwd_stats_pair_summarize(const struct vfwd_lcore_stats *s, uint16_t pair, uint16_t nb_rxq,
 			       struct vfwd_pair_summary *out);
+extern const char *const vfwd_lat_names[VFWD_LAT_COUNT];
+extern const char *const vfwd_lat_help[VFWD_LAT_COUNT];
+
+/* A stage's figures in TSC cycles, derived from its histogram: quantiles
+ * interpolated linearly within their log2 bucket (so within a factor of 2
+ * of the truth, closer where waits spread over the bucket), max the upper
+ * edge of the highest bucket used; the mean is exact. All 0 when count
+ * is. */
+struct vfwd_lat_summary {
+	uint64_t count;
+	double mean, p50, p90, p99, p999, max;
+};
+
+void vfwd_lat_summarize(const struct vfwd_lat_stats *l, struct vfwd_lat_summary *out);
+/* The wait below which a share q (0..1) of l's packets came out. */
+double vfwd_lat_quantile(const struct vfwd_lat_stats *l, double q);
+
 /* The k most frequent non-empty burst sizes of h (most frequent first).
  * Returns how many were found (<= k). */
 unsigned int vfwd_hist_top(const uint64_t *hist, unsigned int max_size, unsigned int k,

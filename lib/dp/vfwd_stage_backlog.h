@@ -11,6 +11,7 @@
 
 #include <rte_ring.h>
 
+#include "vfwd_latency.h"
 #include "vfwd_stage_forward.h"
 #include "vfwd_stage_rx.h"
 
@@ -24,6 +25,8 @@ backlog_put(struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, uint16_t 
 
 	for (uint16_t j = 0; j < n; j++)
 		pkts[j]->hash.usr = i;
+	if (unlikely(w->lat_on))
+		lat_stamp(w, pkts, n, rte_rdtsc());
 	q = rte_ring_enqueue_burst(w->backlog, (void **)pkts, n, NULL);
 	w->stats.backlog_enq += q;
 	w->streams[i].backlog_pending += q;
@@ -46,6 +49,9 @@ process_tagged(struct vfwd_worker *w, const struct vfwd_knobs *k, struct rte_mbu
 {
 	uint32_t moved = 0;
 
+	if (unlikely(w->lat_on))
+		lat_take(w, from_backlog ? VFWD_LAT_BACKLOG : VFWD_LAT_RING, pkts, (uint16_t)n,
+			 rte_rdtsc());
 	for (unsigned int start = 0; start < n;) {
 		uint16_t i = (uint16_t)pkts[start]->hash.usr;
 		struct vfwd_worker_stream *ws = &w->streams[i];

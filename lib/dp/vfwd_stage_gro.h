@@ -8,6 +8,7 @@
 #ifndef VFWD_STAGE_GRO_H
 #define VFWD_STAGE_GRO_H
 
+#include "vfwd_latency.h"
 #include "vfwd_stage_hold.h"
 
 /* Heavy GRO: send what it held, all of it or what waited too long. */
@@ -23,6 +24,7 @@ flush_held(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool a
 				    RTE_DIM(out), d);
 
 	w->streams[i].stats->gro_out += d->gro_out - gro_out;
+	lat_take(w, VFWD_LAT_GRO, out, n, now);
 	send_burst(w, i, k, out, n, sum_pkt_len(out, n), now, d);
 	return n;
 }
@@ -67,12 +69,18 @@ process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 		struct vfwd_stream_stats *ss = w->streams[i].stats;
 		uint64_t gro_in = d->gro_in, gro_out = d->gro_out;
 
+		/* heavy: what it sends on, now or later, waited since this
+		 * poll (0 for what it does not hold) */
+		if (heavy)
+			lat_stamp(w, pkts, n, now);
 		n = vfwd_gro_burst(gro, &k->gro, kinds, pkts, n, now, d);
 		/* napi_complete_done: a poll that ran the queue empty sends
 		 * all GRO holds (gro_flush_timeout 0) */
 		if (heavy && k->gro.flush == VFWD_GRO_FLUSH_COMPLETE && nb_rx < k->burst &&
 		    gro->may_hold)
 			n += vfwd_gro_flush(gro, 0, now, pkts + n, VFWD_GRO_HOLD_MAX, d);
+		if (heavy)
+			lat_take(w, VFWD_LAT_GRO, pkts, n, now);
 		bytes = sum_pkt_len(pkts, n); /* merging changed the headers */
 		ss->gro_in += d->gro_in - gro_in;
 		ss->gro_out += d->gro_out - gro_out;

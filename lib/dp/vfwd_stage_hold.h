@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "vfwd_latency.h"
 #include "vfwd_stage_tx.h"
 
 /* What goes into and out of a tx hold, the backlog or a pipeline ring
@@ -34,11 +35,12 @@ held_out(struct vfwd_worker_stream *ws, struct vfwd_dir_stats *d, uint32_t n)
  * oldest waited tx_flush_us or when the stream's rx ran empty. */
 static inline void
 hold_flush(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_knobs *k,
-	   struct vfwd_dir_stats *d)
+	   uint64_t now, struct vfwd_dir_stats *d)
 {
 	struct vfwd_tx_hold *h = ws->hold;
 
 	held_out(ws, d, h->n);
+	lat_take(w, VFWD_LAT_TX_HOLD, h->pkts, h->n, now);
 	tx_now(w, ws, k, h->pkts, h->n, h->bytes, d);
 	h->n = 0;
 	h->bytes = 0;
@@ -58,7 +60,7 @@ send_burst(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 		if (unlikely(h != NULL && h->n)) {
 			/* batching was just switched off: older packets first */
 			d->tx_flush_empty++;
-			hold_flush(w, ws, k, d);
+			hold_flush(w, ws, k, now, d);
 		}
 		tx_now(w, ws, k, pkts, n, bytes, d);
 		return;
@@ -70,7 +72,7 @@ send_burst(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	if (unlikely(h->n + n > VFWD_TX_HOLD_CAP)) {
 		/* more than the hold takes: send what waits first */
 		d->tx_flush_full++;
-		hold_flush(w, ws, k, d);
+		hold_flush(w, ws, k, now, d);
 		h->since_tsc = now;
 		if (n > VFWD_TX_HOLD_CAP) {
 			tx_now(w, ws, k, pkts, n, bytes, d);
@@ -78,6 +80,7 @@ send_burst(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 		}
 	}
 	memcpy(&h->pkts[h->n], pkts, n * sizeof(pkts[0]));
+	lat_stamp(w, &h->pkts[h->n], n, now);
 	h->n += n;
 	h->bytes += bytes;
 	held_in(ws, d, n);
@@ -86,6 +89,7 @@ send_burst(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 
 		d->tx_flush_full++;
 		held_out(ws, d, batch);
+		lat_take(w, VFWD_LAT_TX_HOLD, h->pkts, batch, now);
 		tx_now(w, ws, k, h->pkts, batch, b, d);
 		h->n -= batch;
 		h->bytes -= b;
@@ -110,7 +114,7 @@ hold_check(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool r
 		d->tx_flush_timer++;
 	else
 		return;
-	hold_flush(w, &w->streams[i], k, d);
+	hold_flush(w, &w->streams[i], k, now, d);
 }
 
 #endif /* VFWD_STAGE_HOLD_H */

@@ -73,6 +73,8 @@ pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
 		nb += n;
 		for (uint16_t j = 0; j < n; j++)
 			pkts[j]->hash.usr = s->id;
+		if (unlikely(w->lat_on))
+			lat_stamp(w, pkts, n, rte_rdtsc());
 		if (w->nb_rings > 1)
 			for (uint16_t j = 0; j < n; j++) /* once per packet */
 				ring_of[j] = (uint8_t)(flow_hash(pkts[j]) % w->nb_rings);

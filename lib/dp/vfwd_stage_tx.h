@@ -12,6 +12,7 @@
 #include <rte_cycles.h>
 #include <rte_mbuf.h>
 
+#include "vfwd_latency.h"
 #include "vfwd_notify.h"
 #include "vfwd_worker.h"
 
@@ -98,9 +99,20 @@ tx_now(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_k
 	/* Retry only while the peer makes room (as OVS does for vhost): a
 	 * full ring that took nothing gives up at once instead of spinning
 	 * on the ring's cache lines and slowing the peer that drains it. */
-	for (uint16_t retry = 0, last = nb_tx; nb_tx < n && last && retry < k->tx_retry; retry++) {
-		last = vfwd_port_tx(s->tx_port, tx_st, s->tx_queue, pkts + nb_tx, n - nb_tx, nq);
-		nb_tx += last;
+	if (unlikely(nb_tx < n) && nb_tx && k->tx_retry) {
+		uint16_t first = nb_tx;
+		uint64_t t0 = w->lat_on ? rte_rdtsc() : 0;
+
+		for (uint16_t retry = 0, last = nb_tx; nb_tx < n && last && retry < k->tx_retry;
+		     retry++) {
+			last = vfwd_port_tx(s->tx_port, tx_st, s->tx_queue, pkts + nb_tx, n - nb_tx,
+					    nq);
+			nb_tx += last;
+		}
+		/* each packet the first send left waited the retries (those
+		 * taken early a little less) */
+		if (w->lat_on)
+			vfwd_lat_add_n(&w->stats.lat[VFWD_LAT_TX_WAIT], rte_rdtsc() - t0, n - first);
 	}
 	if (nq != NULL && vfwd_notify_after_tx(nq, k, was_pending, nb_tx))
 		notify_send(nq, tx_st, k, rte_rdtsc());

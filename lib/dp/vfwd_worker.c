@@ -13,6 +13,7 @@
 #include <rte_mbuf.h>
 #include <rte_launch.h>
 #include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
 
@@ -57,11 +58,31 @@ vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id, const struct vfwd
 		streams[i].notify.stats = streams[i].stats;
 	}
 	w->port_state = port_state;
+	w->lat_field = -1;
 	w->knob_slot[0] = *knobs;
 	w->tsc_per_us = rte_get_tsc_hz() / 1000000;
 	/* release: a reader that sees the even value sees the new struct */
 	__atomic_store_n(&w->stats_gen, (gen | 1) + 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+void
+vfwd_worker_set_latency_field(struct vfwd_worker *w, int offset)
+{
+	w->lat_field = offset;
+}
+
+int
+vfwd_latency_field_register(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "vfwd_stage_in_tsc",
+		.size = sizeof(uint64_t),
+		.align = __alignof__(uint64_t),
+	};
+	int off = rte_mbuf_dynfield_register(&desc);
+
+	return off >= 0 ? off : -rte_errno;
 }
 
 void
@@ -241,7 +262,7 @@ full_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
 /* What a knob set implies, worked out when the worker takes it, and the
  * round it picks (the way testpmd picks a forwarding engine). */
 static void
-knobs_take(struct vfwd_worker *w, const struct vfwd_knobs *k)
+knobs_take(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 {
 	w->tx_flush_tsc = k->tx_flush_us * w->tsc_per_us;
 	w->gro_flush_tsc = k->gro.flush_us * w->tsc_per_us;
@@ -252,6 +273,9 @@ knobs_take(struct vfwd_worker *w, const struct vfwd_knobs *k)
 		for (uint16_t i = 0; i < w->nb_streams; i++)
 			vfwd_notify_mode_set(&w->streams[i].notify, k->notify);
 	w->notify_mode = k->notify;
+	if (k->latency && w->lat_field >= 0 && !w->lat_on)
+		w->lat_since = now;
+	w->lat_on = k->latency && w->lat_field >= 0;
 	/* a polling visit is one burst: the vq weights cut it only when the
 	 * packet weight is below the burst (the byte weight is looked at
 	 * after a burst, and there is no second one to stop) */
@@ -284,7 +308,7 @@ uint32_t
 vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
 {
 	/* tests call this with any knobs, each time: take them each time */
-	knobs_take(w, knobs);
+	knobs_take(w, knobs, now);
 	w->lean = w->lean_wanted && !tx_held(w);
 	return round_of(w, knobs, now);
 }
@@ -391,14 +415,14 @@ vfwd_worker_queues_fini(struct vfwd_worker *w)
 /* Take the newest knob set if control published one. An acquire load and a
  * release store: plain moves on x86, no locked instruction. */
 static inline void
-poll_knobs(struct vfwd_worker *w, uint32_t *gen, struct vfwd_knobs *knobs)
+poll_knobs(struct vfwd_worker *w, uint32_t *gen, struct vfwd_knobs *knobs, uint64_t now)
 {
 	uint32_t g = __atomic_load_n(&w->knob_gen, __ATOMIC_ACQUIRE);
 
 	if (likely(g == *gen))
 		return;
 	*knobs = w->knob_slot[g & 1];
-	knobs_take(w, knobs);
+	knobs_take(w, knobs, now);
 	*gen = g;
 	__atomic_store_n(&w->knob_gen_seen, g, __ATOMIC_RELEASE);
 }
@@ -452,7 +476,7 @@ vfwd_worker_main(void *arg)
 	uint64_t prev = rte_rdtsc();
 
 	__atomic_store_n(&w->knob_gen_seen, gen, __ATOMIC_RELEASE);
-	knobs_take(w, &knobs);
+	knobs_take(w, &knobs, prev);
 	w->empty_rounds = 0;
 	while (w->running) {
 		uint32_t nb = round_of(w, &knobs, prev);
@@ -473,7 +497,7 @@ vfwd_worker_main(void *arg)
 					 __atomic_load_n(w->quiesce_epoch, __ATOMIC_ACQUIRE),
 					 __ATOMIC_RELEASE);
 		prev = now;
-		poll_knobs(w, &gen, &knobs);
+		poll_knobs(w, &gen, &knobs, now);
 		if (unlikely(__atomic_load_n(&w->clear_req, __ATOMIC_ACQUIRE) != w->clear_seen))
 			vfwd_worker_serve_snapshot(w);
 	}

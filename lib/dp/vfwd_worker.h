@@ -59,6 +59,9 @@ struct vfwd_worker {
 	 * loads and stores on x86. */
 	const uint32_t *quiesce_epoch;
 	struct rte_ring *rings[VFWD_MAX_PIPE];
+	/* --latency: the mbuf dynamic field the stages stamp (its offset,
+	 * vfwd_worker_set_latency_field; -1: none, latency stays off) */
+	int lat_field;
 
 	/* worker: its own state, read and written every round */
 	uint32_t empty_rounds __rte_cache_aligned; /* napi */
@@ -78,6 +81,8 @@ struct vfwd_worker {
 	struct vfwd_notify_clock notify_clock; /* notify_usecs ... (vfwd_notify.h) */
 	uint32_t notify_nb_pending; /* notifications held (its streams' notify.pending) */
 	uint8_t notify_mode;    /* the knobs' notify it took last */
+	bool lat_on;            /* the knobs' latency, and a field to stamp */
+	uint64_t lat_since;     /* when it went on: older stamps are not waits */
 
 	/* control writes, the worker reads between rounds: the knob handoff
 	 * (vfwd_worker_publish: two slots and the generation), "clear fwd

@@ -33,7 +33,8 @@ static_assert(sizeof(struct vfwd_lcore_stats) ==
 		      RTE_ALIGN_CEIL(RTE_ALIGN_CEIL(VFWD_DIR_COUNT * sizeof(struct vfwd_dir_stats),
 						    RTE_CACHE_LINE_SIZE) +
 					     VFWD_MAX_STREAMS * sizeof(struct vfwd_stream_stats) +
-					     sizeof(uint64_t) * VFWD_NB_LCORE_COUNTERS,
+					     sizeof(uint64_t) * VFWD_NB_LCORE_COUNTERS +
+					     VFWD_LAT_COUNT * sizeof(struct vfwd_lat_stats),
 				     RTE_CACHE_LINE_SIZE),
 	      "lcore counters not all in VFWD_LCORE_COUNTERS");
 /* every key vfwd_stream_key() can make has its slot */
@@ -47,7 +48,12 @@ static_assert(VFWD_MAX_STREAMS == VFWD_MAX_PAIRS * VFWD_MAX_QUEUES * VFWD_DIR_CO
 #define STREAM_COUNTER(name, show, help) COUNTER(struct vfwd_stream_stats, name, show, help)
 #define LCORE_COUNTER(name, show, help) COUNTER(struct vfwd_lcore_stats, name, show, help)
 
+#define LAT_NAME(e, name, help) [VFWD_LAT_##e] = #name,
+#define LAT_HELP(e, name, help) [VFWD_LAT_##e] = help,
+
 const char *const vfwd_drop_names[VFWD_DROP_COUNT] = {VFWD_DROP_CAUSES(DROP_NAME)};
+const char *const vfwd_lat_names[VFWD_LAT_COUNT] = {VFWD_LAT_STAGES(LAT_NAME)};
+const char *const vfwd_lat_help[VFWD_LAT_COUNT] = {VFWD_LAT_STAGES(LAT_HELP)};
 const char *const vfwd_drop_help[VFWD_DROP_COUNT] = {VFWD_DROP_CAUSES(DROP_HELP)};
 
 const struct vfwd_counter vfwd_dir_counters[VFWD_NB_DIR_COUNTERS] = {
@@ -203,4 +209,60 @@ vfwd_hist_top(const uint64_t *hist, unsigned int max_size, unsigned int k, unsig
 		}
 	}
 	return found;
+}
+
+/* the edges of bucket b: [lo, hi) cycles */
+static double
+bucket_lo(unsigned int b)
+{
+	return b == 0 ? 0.0 : (double)(UINT64_C(1) << b);
+}
+
+static double
+bucket_hi(unsigned int b)
+{
+	return (double)(UINT64_C(1) << (b + 1));
+}
+
+double
+vfwd_lat_quantile(const struct vfwd_lat_stats *l, double q)
+{
+	uint64_t total = 0, below = 0;
+	double want;
+
+	for (unsigned int b = 0; b < VFWD_LAT_BUCKETS; b++)
+		total += l->hist[b];
+	if (total == 0)
+		return 0.0;
+	want = q * (double)total;
+	for (unsigned int b = 0; b < VFWD_LAT_BUCKETS; b++) {
+		uint64_t n = l->hist[b];
+
+		if (n && (double)(below + n) >= want) {
+			double into = (want - (double)below) / (double)n;
+
+			return bucket_lo(b) + (into < 0 ? 0 : into) * (bucket_hi(b) - bucket_lo(b));
+		}
+		below += n;
+	}
+	return 0.0; /* not reached: the buckets hold total */
+}
+
+void
+vfwd_lat_summarize(const struct vfwd_lat_stats *l, struct vfwd_lat_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->count = l->count;
+	if (l->count == 0)
+		return;
+	out->mean = (double)l->sum_tsc / (double)l->count;
+	out->p50 = vfwd_lat_quantile(l, 0.50);
+	out->p90 = vfwd_lat_quantile(l, 0.90);
+	out->p99 = vfwd_lat_quantile(l, 0.99);
+	out->p999 = vfwd_lat_quantile(l, 0.999);
+	for (unsigned int b = VFWD_LAT_BUCKETS; b-- > 0;)
+		if (l->hist[b]) {
+			out->max = bucket_hi(b);
+			break;
+		}
 }

@@ -62,6 +62,7 @@ void vfwd_report(struct vfwd_app *a, struct vfwd_stats_view *v, bool final, bool
 { (void)a; (void)v; (void)final; (void)json; }
 void vfwd_show_lcores(struct vfwd_app *a, bool json) { (void)a; (void)json; }
 void vfwd_show_pairs(struct vfwd_app *a, bool json) { (void)a; (void)json; }
+void vfwd_show_latency(struct vfwd_app *a, bool json) { (void)a; (void)json; }
 void vfwd_show_port_stats(struct vfwd_app *a, int port, bool json)
 { (void)a; (void)json; if (port < -1 || port >= VFWD_MAX_PORTS) abort(); }
 void vfwd_show_port_info(struct vfwd_app *a, int port, bool json)

@@ -17,7 +17,7 @@
 
 #include "knobs.h"
 
-#define EXPECTED_NB_KNOBS 27
+#define EXPECTED_NB_KNOBS 28
 _Static_assert(VFWD_MAX_PIPE == 16, "the pipeline values below assume 16");
 
 enum spec_kind {
@@ -76,6 +76,7 @@ static const struct knob_spec knob_specs[] = {
 	SPEC_W("notify", VFWD_APPLY_LIVE, knobs.notify, spec_notify_modes, 0),
 	SPEC_U("notify-usecs", VFWD_APPLY_LIVE, knobs.notify_usecs, 1, 1000000, 50),
 	SPEC_U("notify-frames", VFWD_APPLY_LIVE, knobs.notify_frames, 1, 65535, 32),
+	SPEC_W("latency", VFWD_APPLY_LIVE, knobs.latency, spec_on_off, 0),
 	{"stats-period", SPEC_SECONDS, VFWD_APPLY_CONTROL, 0, 0, 0, 86400, NULL, 0},
 	SPEC_W("stats-format", VFWD_APPLY_CONTROL, stats_format, spec_formats, 0),
 };

@@ -219,6 +219,56 @@ hist_top(void)
 	CHECK(vfwd_hist_top(h, VFWD_MAX_BURST, 3, sizes, counts) == 0);
 }
 
+/* Latency figures from a log2 histogram: quantiles interpolated within
+ * their bucket, max the highest bucket's upper edge, mean exact; a
+ * clear (subtraction) leaves the histogram of what came after. */
+static void
+latency_summary(void)
+{
+	struct vfwd_lat_stats l = {0};
+	struct vfwd_lat_summary s;
+	struct vfwd_lcore_stats x = {0}, y = {0}, d;
+
+	vfwd_lat_summarize(&l, &s);
+	CHECK(s.count == 0 && s.mean == 0 && s.p99 == 0 && s.max == 0);
+	/* 100 waits in [1024, 2048): the median halfway */
+	l.hist[10] = 100;
+	l.count = 100;
+	l.sum_tsc = 150000;
+	vfwd_lat_summarize(&l, &s);
+	CHECK(s.count == 100 && fabs(s.mean - 1500.0) < 1e-9);
+	CHECK(fabs(s.p50 - 1536.0) < 1e-9 && fabs(s.p90 - (1024 + 0.9 * 1024)) < 1e-9);
+	CHECK(s.max == 2048.0);
+	/* 999 short ones and one long: p99 among the short, p99.9 and max
+	 * at the long one's bucket */
+	memset(&l, 0, sizeof(l));
+	l.hist[4] = 999;
+	l.hist[20] = 1;
+	l.count = 1000;
+	vfwd_lat_summarize(&l, &s);
+	CHECK(s.p99 >= 16.0 && s.p99 < 32.0);
+	CHECK(s.p999 >= 16.0 && s.p999 <= 32.0);
+	CHECK(vfwd_lat_quantile(&l, 1.0) == (double)(1 << 21));
+	CHECK(s.max == (double)(1 << 21));
+	/* 0 and 1 share bucket 0 */
+	memset(&l, 0, sizeof(l));
+	l.hist[0] = 10;
+	l.count = 10;
+	vfwd_lat_summarize(&l, &s);
+	CHECK(s.p50 == 1.0 && s.max == 2.0);
+	/* the stats arithmetic carries the histograms: a delta is what came
+	 * between two reads */
+	x.lat[VFWD_LAT_TX_HOLD].count = 7;
+	x.lat[VFWD_LAT_TX_HOLD].hist[12] = 7;
+	y = x;
+	y.lat[VFWD_LAT_TX_HOLD].count += 3;
+	y.lat[VFWD_LAT_TX_HOLD].hist[3] += 3;
+	vfwd_stats_sub(&d, &y, &x);
+	CHECK(d.lat[VFWD_LAT_TX_HOLD].count == 3 && d.lat[VFWD_LAT_TX_HOLD].hist[3] == 3 &&
+	      d.lat[VFWD_LAT_TX_HOLD].hist[12] == 0);
+	CHECK(strcmp(vfwd_lat_names[VFWD_LAT_TX_HOLD], "tx_hold") == 0);
+}
+
 int
 main(void)
 {
@@ -230,5 +280,6 @@ main(void)
 	RUN(summary_of_nothing);
 	RUN(all_dropped);
 	RUN(hist_top);
+	RUN(latency_summary);
 	return CHECK_DONE();
 }

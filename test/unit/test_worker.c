@@ -983,6 +983,126 @@ lean_round_after_a_hold_keeps_order(void)
 	worker_teardown(1);
 }
 
+/* --latency: a synthetic clock per test, a second past the last one's, so
+ * that no stamp a reused mbuf keeps from an earlier test is ever newer
+ * than this test's switch-on */
+static uint64_t
+lat_clock_base(void)
+{
+	static uint64_t base;
+
+	base = RTE_MAX(base, rte_rdtsc()) + us_to_tsc(1000000);
+	return base;
+}
+
+static const struct vfwd_lat_stats *
+lat_of(enum vfwd_lat_stage stage)
+{
+	return &worker->stats.lat[stage];
+}
+
+/* Tx batching, one packet a round and rounds 50 us apart: the hold goes
+ * by its timer at 200 us, and the tx_hold stage has each packet's wait
+ * exactly (200, 150, 100, 50, 0 us), nothing in any other stage. */
+static void
+latency_tx_hold_waits_by_the_clock(void)
+{
+	static const uint8_t dirs[] = {VFWD_DIR_VM_TO_WIRE};
+	struct vfwd_knobs k = lean_knobs();
+	uint64_t t0 = lat_clock_base();
+
+	k.burst = 1;
+	k.tx_batch = 32;
+	k.tx_flush_us = 200;
+	k.latency = true;
+	worker_setup(1, dirs, &k, 256);
+	vfwd_worker_set_latency_field(worker, vfwd_latency_field_register());
+	for (unsigned int i = 0; i <= 4; i++) {
+		feed_udp(0, 1);
+		vfwd_worker_round(worker, &k, t0 + us_to_tsc(50 * i));
+		CHECK(drain_tx(0, NULL) == (i < 4 ? 0 : 5));
+	}
+	CHECK(worker->stats.dir[VFWD_DIR_VM_TO_WIRE].tx_flush_timer == 1);
+	CHECK(lat_of(VFWD_LAT_TX_HOLD)->count == 5);
+	CHECK(lat_of(VFWD_LAT_TX_HOLD)->sum_tsc == us_to_tsc(500));
+	for (int st = 0; st < VFWD_LAT_COUNT; st++)
+		CHECK(st == VFWD_LAT_TX_HOLD || lat_of(st)->count == 0);
+	/* the log2 buckets: 200 us lands in the one holding it */
+	CHECK(lat_of(VFWD_LAT_TX_HOLD)->hist[63 - __builtin_clzll(us_to_tsc(200))] >= 1);
+	worker_teardown(1);
+}
+
+/* Latency off: nothing stamped or counted. Switched on while two
+ * packets wait in the hold: those (stamped before, or never) are not
+ * counted when they go, the three after are. */
+static void
+latency_counts_only_what_went_in_while_on(void)
+{
+	static const uint8_t dirs[] = {VFWD_DIR_VM_TO_WIRE};
+	struct vfwd_knobs k = lean_knobs();
+	uint64_t t0 = lat_clock_base();
+
+	k.burst = 1;
+	k.tx_batch = 32;
+	k.tx_flush_us = 200;
+	worker_setup(1, dirs, &k, 256);
+	vfwd_worker_set_latency_field(worker, vfwd_latency_field_register());
+	for (unsigned int i = 0; i <= 4; i++) {
+		k.latency = i >= 2;
+		feed_udp(0, 1);
+		vfwd_worker_round(worker, &k, t0 + us_to_tsc(50 * i));
+	}
+	CHECK(drain_tx(0, NULL) == 5);
+	/* the three stamped at 100, 150 and 200 us, sent at 200 us */
+	CHECK(lat_of(VFWD_LAT_TX_HOLD)->count == 3);
+	CHECK(lat_of(VFWD_LAT_TX_HOLD)->sum_tsc == us_to_tsc(150));
+	/* no field (worker_setup zeroes the counters): latency stays off
+	 * whatever the knobs say */
+	worker_teardown(1);
+	worker_setup(1, dirs, &k, 256);
+	for (unsigned int i = 0; i <= 4; i++) {
+		feed_udp(0, 1);
+		vfwd_worker_round(worker, &k, t0 + us_to_tsc(1000 + 50 * i));
+	}
+	CHECK(drain_tx(0, NULL) == 5 && lat_of(VFWD_LAT_TX_HOLD)->count == 0);
+	worker_teardown(1);
+}
+
+/* Heavy GRO with the timeout policy: a frame's first segments at t0, more
+ * a poll later, sent at gro-flush-us; the gro stage has one frame that
+ * waited from its first segment's poll to the flush. */
+static void
+latency_gro_hold_bounded_by_its_flush(void)
+{
+	static const uint8_t dirs[] = {VFWD_DIR_WIRE_TO_VM};
+	struct vfwd_knobs k = lean_knobs();
+	uint64_t t0 = lat_clock_base(), payload = 0;
+	unsigned int got = 0, round = 0;
+
+	k.gro = (struct vfwd_gro_conf){.enabled = true, .mode = VFWD_GRO_HEAVY,
+				       .flush = VFWD_GRO_FLUSH_TIMEOUT, .max_flows = 64,
+				       .flush_us = 300};
+	k.latency = true;
+	worker_setup(1, dirs, &k, 0);
+	vfwd_worker_set_latency_field(worker, vfwd_latency_field_register());
+	for (uint32_t s = 0; s < 4; s++)
+		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], tcp_seg(5, s)) == 0);
+	vfwd_worker_round(worker, &k, t0);
+	for (uint32_t s = 4; s < 8; s++)
+		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], tcp_seg(5, s)) == 0);
+	/* a poll every 100 us until it is out */
+	while (got == 0 && round < 10) {
+		round++;
+		vfwd_worker_round(worker, &k, t0 + us_to_tsc(100 * round));
+		got = drain_tx(0, &payload);
+	}
+	CHECK(got == 1 && payload == 8 * MSS && round == 3);
+	CHECK(lat_of(VFWD_LAT_GRO)->count == 1);
+	CHECK(lat_of(VFWD_LAT_GRO)->sum_tsc == us_to_tsc(300));
+	CHECK(lat_of(VFWD_LAT_TX_HOLD)->count == 0 && lat_of(VFWD_LAT_BACKLOG)->count == 0);
+	worker_teardown(1);
+}
+
 /* A gated port (net_memif's kind) is neither polled nor sent to while its
  * link is down: its frames wait in its ring, what would go there is
  * peer_down. The first call that finds the link up opens the gate; a close
@@ -1135,6 +1255,9 @@ main(int argc, char **argv)
 	RUN(snapshot_leaves_holds_alone);
 	RUN(running_worker_takes_knobs_and_snapshots);
 	RUN(gated_port_waits_for_its_link);
+	RUN(latency_tx_hold_waits_by_the_clock);
+	RUN(latency_counts_only_what_went_in_while_on);
+	RUN(latency_gro_hold_bounded_by_its_flush);
 	RUN(no_mbuf_leaked);
 
 	rte_free(worker);
