@@ -17,7 +17,10 @@
  *                                   cause; guest notifications (vfwd_notify.c)
  *
  * Each stage counts what it does in the worker's own stats (vfwd_stats.h)
- * and is static inline: one translation unit, as a PMD's bursts are.
+ * and is static inline: one translation unit, as a PMD's bursts are. The
+ * stages that hold packets (gro, backlog, the pipeline's rings, hold, and
+ * tx's retries) time each wait where it happens, with --latency on
+ * (vfwd_latency.h: lat_stamp going in, lat_take coming out).
  */
 #ifndef VFWD_STAGES_H
 #define VFWD_STAGES_H
