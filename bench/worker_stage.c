@@ -21,6 +21,11 @@
  *
  * Usage: vfwd-worker-stage [reps] (default 31; tens of thousands to
  * profile it).
+ *
+ * vfwd-worker-stage REPS latency: what --latency on costs instead, the
+ * worker against itself with latency off and on, rep by rep, at the
+ * defaults (nothing holds: nothing is stamped) and with --tx-batch 32 (the
+ * tx hold stamps every packet going in and counts each batch coming out).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,10 +161,55 @@ one_rep(struct vfwd_worker *w, const struct vfwd_knobs *k, bool vfwd, unsigned i
 	return t0;
 }
 
+/* vfwd-worker-stage REPS latency: off against on, per knob set and
+ * direction */
+static void
+latency_cost(struct vfwd_worker *w, const struct vfwd_knobs *base, int reps)
+{
+	static const char *dir_name[] = {"vm->wire", "wire->vm"};
+	static const struct {
+		const char *name;
+		uint16_t tx_batch;
+	} sets[] = {{"defaults", 1}, {"--tx-batch 32", 32}};
+
+	printf("| knobs | direction | latency off: cycles/packet min (median) | on: min (median) | "
+	       "on / off (min, median) |\n|---|---|---|---|---|\n");
+	for (unsigned int s = 0; s < RTE_DIM(sets); s++)
+		for (unsigned int d = 0; d < 2; d++) {
+			struct vfwd_knobs k[2] = {*base, *base};
+			uint64_t *per[2] = {calloc(reps, sizeof(uint64_t)),
+					    calloc(reps, sizeof(uint64_t))};
+
+			RTE_VERIFY(per[0] != NULL && per[1] != NULL);
+			for (int f = 0; f < 2; f++) {
+				k[f].tx_batch = sets[s].tx_batch;
+				k[f].latency = f == 1;
+			}
+			for (int r = 0; r < reps; r++)
+				for (int f = 0; f < 2; f++) {
+					uint64_t c = one_rep(w, &k[f], true, d, 1 - d);
+
+					RTE_VERIFY(c != 0);
+					per[f][r] = c * 100 / FRAMES;
+				}
+			for (int f = 0; f < 2; f++)
+				stage_sort(per[f], reps);
+			printf("| %s | %s | %.1f (%.1f) | %.1f (%.1f) | %.3f, %.3f |\n", sets[s].name,
+			       dir_name[d], per[0][0] / 100.0, per[0][reps / 2] / 100.0,
+			       per[1][0] / 100.0, per[1][reps / 2] / 100.0,
+			       (double)per[1][0] / per[0][0],
+			       (double)per[1][reps / 2] / per[0][reps / 2]);
+			fflush(stdout);
+			free(per[0]);
+			free(per[1]);
+		}
+}
+
 int
 main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 31;
+	bool latency = argc > 2 && strcmp(argv[2], "latency") == 0;
 	/* the defaults (app/knobs.c): polling, direct, no batching, GRO off */
 	const struct vfwd_knobs k = {
 		.burst = BURST, .tx_retry = 8,
@@ -174,8 +224,8 @@ main(int argc, char **argv)
 	struct rte_mempool *unit_pool, *pool, *indirect;
 	struct vfwd_worker *w;
 
-	if (reps < 1 || reps > 100000) {
-		fprintf(stderr, "usage: %s [reps, 1..100000]\n", argv[0]);
+	if (reps < 1 || reps > 100000 || (argc > 2 && !latency)) {
+		fprintf(stderr, "usage: %s [reps, 1..100000 [latency]]\n", argv[0]);
 		return 2;
 	}
 	if (unit_eal_init(argv[0], "worker-stage", &unit_pool, &indirect) != 0)
@@ -203,6 +253,11 @@ main(int argc, char **argv)
 		RTE_VERIFY(rte_ring_enqueue(rx_ring[0], all[i]) == 0);
 	}
 
+	if (latency) {
+		vfwd_worker_set_latency_field(w, vfwd_latency_field_register());
+		latency_cost(w, &k, reps);
+		goto out;
+	}
 	printf("| direction | testpmd io loop: cycles/packet min (median) | vfwd_worker_round: "
 	       "min (median) | vfwd - io, min | vfwd / io (min, median) |\n"
 	       "|---|---|---|---|---|\n");
@@ -227,6 +282,7 @@ main(int argc, char **argv)
 		free(per[0]);
 		free(per[1]);
 	}
+out:
 	vfwd_worker_queues_fini(w);
 	vfwd_worker_offload_fini(w);
 	vfwd_worker_fini(w);

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Per-stage residence time (--latency on), the worker's side: a stage
- * that holds packets stamps each with the TSC as it goes in (an mbuf
- * dynamic field, vfwd_latency_field_register) and, as it comes out, adds
- * its wait to the stage's histogram in the worker's own counters. One
- * field serves every stage: a packet waits in one place at a time, and
- * the next place stamps it again. Off, each stage pays one predicted
- * branch per burst.
+ * that holds packets stamps each with the TSC as it goes in and, as it
+ * comes out, adds its wait to the stage's histogram in the worker's own
+ * counters, a run of packets that went in together at once. The stamp is
+ * an mbuf dynamic field (vfwd_latency_field_register) where the packets
+ * travel through a ring (backlog, pipeline) or a table of another library
+ * (GRO); one field serves all of them, as a packet waits in one place at
+ * a time and the next place stamps it again. The tx hold keeps its
+ * packets' in-times beside them instead. Off, each stage pays one
+ * predicted branch per burst.
  */
 #ifndef VFWD_LATENCY_H
 #define VFWD_LATENCY_H
@@ -32,6 +35,54 @@ lat_field(const struct vfwd_worker *w, struct rte_mbuf *m)
 	return RTE_MBUF_DYNFIELD(m, w->lat_field, uint64_t *);
 }
 
+/* A wait of a packet that went in at t and came out at now, into l, n
+ * times: the runs of packets that went in together are counted at once. A
+ * t from before latency was switched on (a packet that went in unstamped,
+ * a field or slot left from an earlier use) is not a wait: skipped. One a
+ * little after now (another lcore's clock read later than this one's) is
+ * a wait of 0. */
+static inline void
+lat_add_run(const struct vfwd_worker *w, struct vfwd_lat_stats *l, uint64_t t, uint64_t now,
+	    uint64_t n)
+{
+	if (t >= w->lat_since)
+		vfwd_lat_add_n(l, t < now ? now - t : 0, n);
+}
+
+/* The waits of packets whose in-times are tsc[0..n), in the order they
+ * went in (so all equal when the first and the last are: one run, the
+ * usual case, counted without a look at the others). */
+static inline void
+lat_take_tsc(struct vfwd_worker *w, enum vfwd_lat_stage stage, const uint64_t *tsc, uint16_t n,
+	     uint64_t now)
+{
+	struct vfwd_lat_stats *l = &w->stats.lat[stage];
+	uint16_t start = 0;
+
+	if (likely(!w->lat_on) || n == 0)
+		return;
+	if (tsc[0] == tsc[n - 1]) {
+		lat_add_run(w, l, tsc[0], now, n);
+		return;
+	}
+	for (uint16_t j = 1; j <= n; j++)
+		if (j == n || tsc[j] != tsc[start]) {
+			lat_add_run(w, l, tsc[start], now, j - start);
+			start = j;
+		}
+}
+
+/* tsc[0..n) go in at now (a stage that keeps its packets' in-times beside
+ * them, as the tx hold does). */
+static inline void
+lat_stamp_tsc(const struct vfwd_worker *w, uint64_t *tsc, uint16_t n, uint64_t now)
+{
+	if (likely(!w->lat_on))
+		return;
+	for (uint16_t j = 0; j < n; j++)
+		tsc[j] = now;
+}
+
 /* pkts[0..n) go into a stage's holding place at now. */
 static inline void
 lat_stamp(const struct vfwd_worker *w, struct rte_mbuf **pkts, uint16_t n, uint64_t now)
@@ -42,25 +93,36 @@ lat_stamp(const struct vfwd_worker *w, struct rte_mbuf **pkts, uint16_t n, uint6
 		*lat_field(w, pkts[j]) = now;
 }
 
-/* pkts[0..n) come out of stage's place at now: their waits counted. A
- * stamp from before latency was switched on (a packet that went in
- * unstamped, the field left from an earlier use of the mbuf) is not a
- * wait: skipped. One from a little after now (another lcore's clock read
- * later than this one's) is a wait of 0. */
+/* pkts[0..n) come out of stage's place at now: their waits counted (as
+ * lat_add_run says). fifo: they come out in the order they went in, each
+ * stamped when it did (the backlog, a pipeline ring): all stamped alike
+ * when the first and the last are. */
 static inline void
 lat_take(struct vfwd_worker *w, enum vfwd_lat_stage stage, struct rte_mbuf *const *pkts,
-	 uint16_t n, uint64_t now)
+	 uint16_t n, uint64_t now, bool fifo)
 {
 	struct vfwd_lat_stats *l = &w->stats.lat[stage];
+	uint64_t run_tsc = 0;
+	uint16_t run = 0;
 
-	if (likely(!w->lat_on))
+	if (likely(!w->lat_on) || n == 0)
 		return;
+	if (fifo && *lat_field(w, pkts[0]) == *lat_field(w, pkts[n - 1])) {
+		lat_add_run(w, l, *lat_field(w, pkts[0]), now, n);
+		return;
+	}
 	for (uint16_t j = 0; j < n; j++) {
 		uint64_t t = *lat_field(w, pkts[j]);
 
-		if (t >= w->lat_since)
-			vfwd_lat_add_n(l, t < now ? now - t : 0, 1);
+		if (run && t != run_tsc) {
+			lat_add_run(w, l, run_tsc, now, run);
+			run = 0;
+		}
+		run_tsc = t;
+		run++;
 	}
+	if (run)
+		lat_add_run(w, l, run_tsc, now, run);
 }
 
 #endif /* VFWD_LATENCY_H */

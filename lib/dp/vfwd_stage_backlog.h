@@ -51,7 +51,7 @@ process_tagged(struct vfwd_worker *w, const struct vfwd_knobs *k, struct rte_mbu
 
 	if (unlikely(w->lat_on))
 		lat_take(w, from_backlog ? VFWD_LAT_BACKLOG : VFWD_LAT_RING, pkts, (uint16_t)n,
-			 rte_rdtsc());
+			 rte_rdtsc(), true);
 	for (unsigned int start = 0; start < n;) {
 		uint16_t i = (uint16_t)pkts[start]->hash.usr;
 		struct vfwd_worker_stream *ws = &w->streams[i];

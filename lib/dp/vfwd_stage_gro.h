@@ -24,7 +24,7 @@ flush_held(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool a
 				    RTE_DIM(out), d);
 
 	w->streams[i].stats->gro_out += d->gro_out - gro_out;
-	lat_take(w, VFWD_LAT_GRO, out, n, now);
+	lat_take(w, VFWD_LAT_GRO, out, n, now, false);
 	send_burst(w, i, k, out, n, sum_pkt_len(out, n), now, d);
 	return n;
 }
@@ -80,7 +80,7 @@ process_to_vm(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 		    gro->may_hold)
 			n += vfwd_gro_flush(gro, 0, now, pkts + n, VFWD_GRO_HOLD_MAX, d);
 		if (heavy)
-			lat_take(w, VFWD_LAT_GRO, pkts, n, now);
+			lat_take(w, VFWD_LAT_GRO, pkts, n, now, false);
 		bytes = sum_pkt_len(pkts, n); /* merging changed the headers */
 		ss->gro_in += d->gro_in - gro_in;
 		ss->gro_out += d->gro_out - gro_out;

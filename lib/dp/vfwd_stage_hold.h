@@ -40,7 +40,7 @@ hold_flush(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vf
 	struct vfwd_tx_hold *h = ws->hold;
 
 	held_out(ws, d, h->n);
-	lat_take(w, VFWD_LAT_TX_HOLD, h->pkts, h->n, now);
+	lat_take_tsc(w, VFWD_LAT_TX_HOLD, h->in_tsc, h->n, now);
 	tx_now(w, ws, k, h->pkts, h->n, h->bytes, d);
 	h->n = 0;
 	h->bytes = 0;
@@ -80,7 +80,7 @@ send_burst(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 		}
 	}
 	memcpy(&h->pkts[h->n], pkts, n * sizeof(pkts[0]));
-	lat_stamp(w, &h->pkts[h->n], n, now);
+	lat_stamp_tsc(w, &h->in_tsc[h->n], n, now);
 	h->n += n;
 	h->bytes += bytes;
 	held_in(ws, d, n);
@@ -89,11 +89,13 @@ send_burst(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 
 		d->tx_flush_full++;
 		held_out(ws, d, batch);
-		lat_take(w, VFWD_LAT_TX_HOLD, h->pkts, batch, now);
+		lat_take_tsc(w, VFWD_LAT_TX_HOLD, h->in_tsc, batch, now);
 		tx_now(w, ws, k, h->pkts, batch, b, d);
 		h->n -= batch;
 		h->bytes -= b;
 		memmove(h->pkts, h->pkts + batch, h->n * sizeof(h->pkts[0]));
+		if (w->lat_on)
+			memmove(h->in_tsc, h->in_tsc + batch, h->n * sizeof(h->in_tsc[0]));
 		h->since_tsc = now;
 	}
 }

@@ -17,6 +17,9 @@ struct vfwd_tx_hold {
 	uint64_t bytes;
 	uint64_t since_tsc; /* when the oldest came */
 	struct rte_mbuf *pkts[VFWD_TX_HOLD_CAP];
+	/* --latency on: when each of pkts[] went in (beside them, not in
+	 * the mbufs: no line of theirs to fetch for it) */
+	uint64_t in_tsc[VFWD_TX_HOLD_CAP];
 };
 
 /* One stream as its worker runs it: the plan's entry and everything the
