@@ -500,7 +500,9 @@ vfwd_ctl_set(struct vfwd_app *app, const char *knob, const char *val, char *err,
 	ret = vfwd_knob_set(&next, knob, val, what, err, errlen);
 	if (ret != 0)
 		return ret;
-	ret = vfwd_ctl_notify_check(app, &next, err, errlen);
+	/* only a change of mode is refused: a port left without the op by
+	 * a replug must not make every other knob fail */
+	ret = strcmp(knob, "notify") == 0 ? vfwd_ctl_notify_check(app, &next, err, errlen) : 0;
 	if (ret != 0)
 		return ret;
 	k = vfwd_knob_find(knob);

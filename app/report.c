@@ -635,11 +635,12 @@ vfwd_report(struct vfwd_app *app, struct vfwd_stats_view *view, bool final, bool
 }
 
 /* A show command's figures since the previous show: json_body prints the
- * members inside {"t":..,"period_s":.., ...}, text the text form. */
+ * members inside {"t":..,"period_s":.., ...}, text the text form; advance:
+ * the next show's period starts now (not for a show that prints no rates). */
 static void
-show_since_last(struct vfwd_app *app, bool json,
-		void (*json_body)(const struct vfwd_app *, const struct report *),
-		void (*text)(const struct vfwd_app *, const struct report *))
+show_report(struct vfwd_app *app, bool json, bool advance,
+	    void (*json_body)(const struct vfwd_app *, const struct report *),
+	    void (*text)(const struct vfwd_app *, const struct report *))
 {
 	REPORT_ON_STACK(app, r);
 
@@ -656,8 +657,17 @@ show_since_last(struct vfwd_app *app, bool json,
 	}
 	fflush(stdout);
 	funlockfile(stdout);
-	report_done(app, &app->show_view, &r);
+	if (advance)
+		report_done(app, &app->show_view, &r);
 	free(arr_);
+}
+
+static void
+show_since_last(struct vfwd_app *app, bool json,
+		void (*json_body)(const struct vfwd_app *, const struct report *),
+		void (*text)(const struct vfwd_app *, const struct report *))
+{
+	show_report(app, json, true, json_body, text);
 }
 
 void
@@ -709,7 +719,9 @@ text_latency(const struct vfwd_app *app, const struct report *r)
 void
 vfwd_show_latency(struct vfwd_app *app, bool json)
 {
-	show_since_last(app, json, json_latency_body, text_latency);
+	/* waits since the start or clear fwd stats, no rates: the period
+	 * of show lcore stats and the like goes on */
+	show_report(app, json, false, json_latency_body, text_latency);
 }
 
 static void

@@ -207,8 +207,8 @@ struct vfwd_stream_stats;
  * enqueue, and only then takes one. */
 struct vfwd_notify_q {
 	bool pending;   /* librte_vhost handed one over that is not sent yet
-			 * (with EVENT_IDX it asks for no other until the guest
-			 * has looked, i.e. after this one is sent) */
+			 * (it asks for no other on the virtqueue until it is:
+			 * its irq_pending) */
 	bool defer;     /* take the next one (coalesce; adaptive as the rate says) */
 	uint16_t vring; /* the guest receiveq of the enqueue under way */
 	int vid;        /* the device the pending one is for */

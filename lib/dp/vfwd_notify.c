@@ -62,12 +62,17 @@ vfwd_notify_take(struct vfwd_notify_q *nq, int vid, uint16_t vring, uint64_t now
 	 * without the op */
 	if (!nq->defer || vring != nq->vring)
 		return false;
-	/* one is held already: it tells the guest of this too. Without
-	 * EVENT_IDX librte_vhost asks at every enqueue while the guest has
-	 * interrupts on, and passing these through would undo the holding
-	 * (the burst is counted as one that rode on it: after_tx) */
-	if (nq->pending)
-		return true;
+	if (nq->pending) {
+		/* librte_vhost asks for no other while one is held (the
+		 * virtqueue's irq_pending, until rte_vhost_notify_guest), so
+		 * this is a device that replaced the one the held one was
+		 * for. That one went: nothing to tell it. This one must be
+		 * sent, or the new queue would never interrupt again. */
+		if (nq->vid == vid)
+			return true;
+		nq->pending = false;
+		(*nq->nb_pending)--;
+	}
 	nq->pending = true;
 	nq->vid = vid;
 	nq->frames = 0;

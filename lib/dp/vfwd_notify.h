@@ -30,9 +30,10 @@ void vfwd_notify_mode_set(struct vfwd_notify_q *nq, enum vfwd_notify_mode mode);
 
 /* The guest_notify op's part (vfwd_vhost_guest_notify, inside the
  * worker's enqueue on nq's queue): takes the notification librte_vhost
- * would send for vring of device vid, if nq holds them now. True: held (a
- * new one, or one that rides on the one held already), false: librte_vhost
- * sends it itself. */
+ * would send for vring of device vid, if nq holds them now. True: held
+ * (librte_vhost then asks for no other on that virtqueue until
+ * rte_vhost_notify_guest), false: librte_vhost sends it itself. One still
+ * held for a device that went is dropped. */
 bool vfwd_notify_take(struct vfwd_notify_q *nq, int vid, uint16_t vring, uint64_t now);
 
 /* After a send of nb_tx frames on nq's queue (was_pending: one was held
@@ -44,7 +45,7 @@ bool vfwd_notify_after_tx(struct vfwd_notify_q *nq, const struct vfwd_knobs *k, 
 /* Once a round, for each queue whose port can hold notifications: adaptive
  * looks at the rate. True: send the held one now (it waited hold_tsc, or
  * the queue no longer holds: immediate, or adaptive that stopped; all: a
- * stop). */
+ * stop, or its device went). */
 bool vfwd_notify_due(struct vfwd_notify_q *nq, const struct vfwd_knobs *k,
 		     const struct vfwd_notify_clock *c, uint64_t now, bool all);
 

@@ -56,7 +56,7 @@ flow_hash(const struct rte_mbuf *m)
 /* Rx lcore: poll each queue once and hand the burst, tagged with its
  * stream, to the work lcores by flow hash. */
 static inline uint32_t
-pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
+pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 {
 	uint32_t nb = 0;
 
@@ -75,6 +75,13 @@ pipe_rx_round(struct vfwd_worker *w, const struct vfwd_knobs *k)
 			pkts[j]->hash.usr = s->id;
 		if (unlikely(w->lat_on))
 			lat_stamp(w, pkts, n, rte_rdtsc());
+		else if (unlikely(now < w->lat_unstamp_until))
+			/* latency went off here, and a work lcore may not have
+			 * taken the same knobs yet: what it takes unstamped
+			 * would read the stamp of the mbuf's last trip, a wait
+			 * that never was. 0 is older than any switch-on. */
+			for (uint16_t j = 0; j < n; j++)
+				*lat_field(w, pkts[j]) = 0;
 		if (w->nb_rings > 1)
 			for (uint16_t j = 0; j < n; j++) /* once per packet */
 				ring_of[j] = (uint8_t)(flow_hash(pkts[j]) % w->nb_rings);

@@ -49,7 +49,7 @@ sum_pkt_len(struct rte_mbuf **pkts, uint16_t n)
 
 /* Sends the guest notification nq holds (vfwd_notify.h), if its device is
  * still st's. */
-static void
+static inline void
 notify_send(struct vfwd_notify_q *nq, const struct vfwd_port_state *st,
 	    const struct vfwd_knobs *k, uint64_t now)
 {
@@ -58,14 +58,18 @@ notify_send(struct vfwd_notify_q *nq, const struct vfwd_port_state *st,
 
 /* Once a round while notifications are held or adaptive watches the
  * rate; all: send every held one (a stop). */
-static void
+static inline void
 notify_due(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now, bool all)
 {
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
 		struct vfwd_notify_q *nq = &w->streams[i].notify;
 		const struct vfwd_port_state *st = &w->port_state[w->streams[i].s.tx_port];
 
-		if (st->notify_ok && vfwd_notify_due(nq, k, &w->notify_clock, now, all))
+		/* one held for a device that went goes now (to nobody): the
+		 * queue holds none then, and the next device starts afresh */
+		bool gone = nq->pending && __atomic_load_n(&st->vid, __ATOMIC_ACQUIRE) != nq->vid;
+
+		if (st->notify_ok && vfwd_notify_due(nq, k, &w->notify_clock, now, all || gone))
 			notify_send(nq, st, k, now);
 	}
 }

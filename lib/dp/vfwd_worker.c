@@ -275,6 +275,8 @@ knobs_take(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 	w->notify_mode = k->notify;
 	if (k->latency && w->lat_field >= 0 && !w->lat_on)
 		w->lat_since = now;
+	if (!k->latency && w->lat_on)
+		w->lat_unstamp_until = now + 1000000 * w->tsc_per_us;
 	w->lat_on = k->latency && w->lat_field >= 0;
 	/* a polling visit is one burst: the vq weights cut it only when the
 	 * packet weight is below the burst (the byte weight is looked at
@@ -294,7 +296,7 @@ round_of(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 	if (likely(w->lean))
 		nb = lean_round(w, k, now);
 	else if (w->role == VFWD_ROLE_RX)
-		nb = pipe_rx_round(w, k);
+		nb = pipe_rx_round(w, k, now);
 	else if (w->role == VFWD_ROLE_WORK)
 		nb = pipe_work_round(w, k, now);
 	else

@@ -86,6 +86,7 @@ struct vfwd_worker {
 	uint8_t notify_mode;    /* the knobs' notify it took last */
 	bool lat_on;            /* the knobs' latency, and a field to stamp */
 	uint64_t lat_since;     /* when it went on: older stamps are not waits */
+	uint64_t lat_unstamp_until; /* pipeline rx: off since lately (see pipe_rx_round) */
 
 	/* control writes, the worker reads between rounds: the knob handoff
 	 * (vfwd_worker_publish: two slots and the generation), "clear fwd

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The parts of the DPDK version seam (vfwd_compat.h) that are more than a
- * name. Control plane only: never called from a worker.
+ * name. Control plane, but for vfwd_compat_notify_guest, which a worker
+ * calls for the notification it held.
  */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>
@@ -105,6 +106,7 @@ rte_vhost_driver_callback_register(const char *path, struct rte_vhost_device_ops
 {
 	static callback_register_fn next;
 	const struct rte_vhost_device_ops *pass = ops;
+	int slot = -1, ret;
 
 	if (next == NULL)
 		next = (callback_register_fn)dlsym(RTLD_NEXT, "rte_vhost_driver_callback_register");
@@ -126,10 +128,19 @@ rte_vhost_driver_callback_register(const char *path, struct rte_vhost_device_ops
 			hook.sock[i].ops = *ops;
 			hook.sock[i].ops.guest_notify = hook.fn;
 			pass = &hook.sock[i].ops;
+			slot = (int)i;
 		}
 	}
 	pthread_mutex_unlock(&hook.lock);
-	return next(path, pass);
+	ret = next(path, pass);
+	if (ret != 0 && slot >= 0) {
+		/* not registered: librte_vhost kept no pointer to the slot,
+		 * and vfwd_compat_notify_hooked must not say it was */
+		pthread_mutex_lock(&hook.lock);
+		hook.sock[slot].ops.guest_notify = NULL;
+		pthread_mutex_unlock(&hook.lock);
+	}
+	return ret;
 }
 
 bool

@@ -66,7 +66,8 @@ int vfwd_port_queue_pkts(uint16_t port, const struct rte_eth_stats *st, uint16_t
 /* Whether this DPDK lets its user decide when a guest is notified: 23.07
  * added the guest_notify device op (librte_vhost calls it instead of
  * writing the call eventfd; a true return means the application sends it
- * later) and rte_vhost_notify_guest, which sends it. */
+ * later, and librte_vhost holds back the virtqueue's next ones until it
+ * does) and rte_vhost_notify_guest, which sends it. */
 bool vfwd_compat_notify_supported(void);
 
 /* The vhost-user sockets registered from now on get fn as their

@@ -186,9 +186,9 @@ def notify_coalesce_guest_tcp_with_gro():
 
 def notify_adaptive_guest_without_event_index():
     """--notify adaptive with a guest that has no event index (librte_vhost
-    asks at every enqueue while the guest's interrupts are on; that the asks
-    ride on a held one, unit/test_notify shows): the data intact both ways,
-    the rate of a bulk stream turned holding on, everything held was sent."""
+    then asks whenever the guest's interrupts are on, not only past its used
+    event): the data intact both ways, the rate of a bulk stream turned
+    holding on, everything held was sent."""
     # adaptive holds only while its probes find bursts riding (a few
     # dozen holds a transfer here, one or two with a burst on them): that
     # any rode is not asked
