@@ -127,13 +127,17 @@ mount_all() {
 }
 
 # This tree (tracked and untracked files git does not ignore) into
-# ROOT/root/vfwd; the build folders made there before are kept.
+# ROOT/root/vfwd; the build folders made there before are kept. The files
+# get the time of the copy (tar -m), not their own: two trees copied in
+# turn (a clone for CI and a working tree) would otherwise leave objects
+# built from the one newer than the other's sources, and ninja would link
+# them as they are.
 copy_tree() {
 	local dst=$ROOT/root/vfwd
 	mkdir -p "$dst"
 	find "$dst" -mindepth 1 -maxdepth 1 ! -name 'build*' -exec rm -rf {} +
 	(cd "$TREE" && git ls-files -co --exclude-standard -z |
-		tar --null -T - -cf - 2>/dev/null) | tar -xf - -C "$dst"
+		tar --null -T - -cf - 2>/dev/null) | tar -xmf - -C "$dst"
 }
 
 case "$ACTION" in
