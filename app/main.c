@@ -146,6 +146,7 @@ setup_ports(struct vfwd_app *app)
 		.nb_txd = NB_TXD,
 		.mtu = app->opt.mtu,
 		.vhost_path = app->opt.vhost_path,
+		.vhost_xstats = app->opt.vhost_xstats,
 		.quiesce = vfwd_workers_quiesce,
 	};
 	struct vfwd_pool_need need;

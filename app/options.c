@@ -39,6 +39,9 @@ static const char usage_head[] =
 	"  --vhost-path P       how workers reach a vhost port's virtqueues: pmd, through\n"
 	"                       net_vhost's rx/tx burst (default); lib, librte_vhost's\n"
 	"                       dequeue/enqueue burst called directly (doc/modes.md)\n"
+	"  --vhost-xstats on|off with --vhost-path lib: librte_vhost's per-vring xstats\n"
+	"                       (size bins, multicast, guest notifications), counted\n"
+	"                       per packet (default off; the pmd path always has them)\n"
 	"  --socket-mode M      vhost-user server sockets' mode, within 0660 (default 0660)\n"
 	"  --socket-owner U[:G] ... and owner (default: the user running vfwd)\n"
 	"  --tap-prefix P       the embedded default's tap: the first of P0..P15 that no\n"
@@ -158,6 +161,7 @@ enum {
 	OPT_SOCKET_OWNER,
 	OPT_TAP_PREFIX,
 	OPT_VHOST_PATH,
+	OPT_VHOST_XSTATS,
 };
 
 /* The options that are not knobs; the knobs' come from their table. */
@@ -173,6 +177,7 @@ static const struct option other_opts[] = {
 	{"socket-owner", required_argument, NULL, OPT_SOCKET_OWNER},
 	{"tap-prefix", required_argument, NULL, OPT_TAP_PREFIX},
 	{"vhost-path", required_argument, NULL, OPT_VHOST_PATH},
+	{"vhost-xstats", required_argument, NULL, OPT_VHOST_XSTATS},
 	{"help", no_argument, NULL, 'h'},
 };
 
@@ -300,6 +305,7 @@ int
 vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, size_t errlen)
 {
 	struct option long_opts[LONG_OPTS_MAX];
+	bool vhost_xstats_given = false;
 	unsigned long v;
 	int opt, idx = -1;
 
@@ -374,6 +380,16 @@ vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, siz
 				return fail(err, errlen, "--vhost-path '%s': expected pmd or lib",
 					    optarg);
 			break;
+		case OPT_VHOST_XSTATS:
+			if (strcmp(optarg, "on") == 0)
+				o->vhost_xstats = true;
+			else if (strcmp(optarg, "off") == 0)
+				o->vhost_xstats = false;
+			else
+				return fail(err, errlen, "--vhost-xstats '%s': expected on or off",
+					    optarg);
+			vhost_xstats_given = true;
+			break;
 		case OPT_SOCKET_MODE: {
 			char *end;
 			unsigned long m;
@@ -445,6 +461,10 @@ vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, siz
 	}
 	if (optind < argc)
 		return fail(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
+	if (vhost_xstats_given && o->vhost_path != VFWD_VHOST_PATH_LIB)
+		return fail(err, errlen,
+			    "--vhost-xstats: needs --vhost-path lib (on the pmd path net_vhost's "
+			    "xstats are librte_vhost's, always counted)");
 	if (o->nb_txq == 0)
 		o->nb_txq = o->nb_rxq;
 	if (o->nb_txq < o->nb_rxq)

@@ -33,6 +33,7 @@ struct vfwd_options {
 	unsigned int socket_uid, socket_gid;
 	char cmdline_file[4096]; /* --cmdline-file, or "" */
 	enum vfwd_vhost_path vhost_path; /* --vhost-path */
+	bool vhost_xstats;               /* --vhost-xstats (lib path) */
 	char tap_prefix[VFWD_TAP_PREFIX_MAX + 1]; /* the embedded default's tap */
 };
 

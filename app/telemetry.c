@@ -346,6 +346,8 @@ tel_ports(const char *cmd __rte_unused, const char *params __rte_unused, struct 
 			if (st->is_vhost) {
 				vfwd_tel_dict_uint(c, "guest_mtu", st->guest_mtu);
 				vfwd_tel_dict_uint(c, "guest_features", st->guest_features);
+				/* librte_vhost's per-vring xstats (guest_calls) */
+				vfwd_tel_dict_uint(c, "vhost_xstats", !st->vhost_lean);
 			}
 			vfwd_tel_dict_uint(c, "guest_gso", st->guest_gso);
 			vfwd_tel_dict_uint(c, "ipackets", s.ipackets);

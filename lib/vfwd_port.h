@@ -25,16 +25,26 @@ enum vfwd_vhost_path {
 	/* rte_eth_rx_burst / rte_eth_tx_burst on net_vhost */
 	VFWD_VHOST_PATH_PMD,
 	/* rte_vhost_dequeue_burst / rte_vhost_enqueue_burst on the guest's
-	 * device, without net_vhost's per-packet work (its xstats, the
-	 * ethdev indirection); net_vhost still owns the socket and the
-	 * device's life (vfwd_vhost_path.c) */
+	 * device, without net_vhost's per-packet work (its counters, the
+	 * ethdev indirection) and, unless asked, librte_vhost's per-vring
+	 * xstats; net_vhost still owns the socket and the device's life
+	 * (vfwd_vhost_path.c) */
 	VFWD_VHOST_PATH_LIB,
 };
 
 /* ------------------------------------------------------------ peer state */
 
-/* What librte_vhost counted on a device's vrings (the lib path's port
- * counters; queue q's rx is the guest's transmitq q). */
+/* lib path: what the workers moved through one queue of a vhost port, the
+ * port's counters there (net_vhost counts nothing on this path, and
+ * librte_vhost only with --vhost-xstats on). Written only by the one
+ * worker that polls (rx) or sends on (tx) the queue, through a const view
+ * of the port state (the cast in vfwd_vhost_path.c); read by control. */
+struct vfwd_vhost_qcount {
+	uint64_t pkts, bytes;
+} __rte_cache_aligned;
+
+/* The lib path's port counters, summed per queue (queue q's rx is the
+ * guest's transmitq q). */
 struct vfwd_vhost_counts {
 	uint64_t rxq_pkts[VFWD_MAX_QUEUES], txq_pkts[VFWD_MAX_QUEUES];
 	uint64_t rxq_bytes[VFWD_MAX_QUEUES], txq_bytes[VFWD_MAX_QUEUES];
@@ -88,21 +98,20 @@ struct vfwd_port_state {
 	/* lib path: its socket was registered with vfwd's guest_notify op
 	 * (vfwd_compat_notify_hook): --notify other than immediate works */
 	bool notify_ok;
+	/* lib path: its socket was registered without librte_vhost's
+	 * per-vring xstats (vfwd_compat_vhost_lean) */
+	bool vhost_lean;
 	/* lib path: what dequeue allocates from (the rx queues' pool) */
 	struct rte_mempool *rx_pool;
 	/* lib path: returns once every running worker has ended a round
 	 * begun before the call (the vhost thread, before the device goes) */
 	void (*quiesce)(void);
-	/* lib path, the port counters (vfwd_vhost_path.c), all under
-	 * lib_lock, written by the vhost thread as a guest comes and goes
-	 * and by control (reads, clear): the device read (-1: none; it stays
-	 * set while the workers quiesce, vid does not), its counts at the
-	 * connection (librte_vhost keeps them over a guest's virtio reset)
-	 * and the last it gave (a read fails while a vring is remapped); the
-	 * counts of the connections that ended, and of all at the last
-	 * clear. Reported: gone + (now - base) - cleared. */
-	int counts_vid;
-	struct vfwd_vhost_counts lib_base, lib_last, lib_gone, lib_cleared;
+	/* lib path, the port counters: each queue's, counted by its worker
+	 * since the port was set up (see vfwd_vhost_qcount), and what they
+	 * were at the last clear (control, under lib_lock). Reported: the
+	 * queues' counts - cleared. */
+	struct vfwd_vhost_qcount lib_rxq[VFWD_MAX_QUEUES], lib_txq[VFWD_MAX_QUEUES];
+	struct vfwd_vhost_counts lib_cleared;
 	pthread_mutex_t lib_lock;
 	bool gated;        /* the PMD is called only through pmd_gate */
 	bool rx_intr;      /* configured with rx queue interrupts */
@@ -147,6 +156,10 @@ struct vfwd_port_conf {
 	 * the guest's) */
 	uint16_t mtu;
 	enum vfwd_vhost_path vhost_path; /* for vhost ports */
+	/* lib path: librte_vhost keeps its per-vring xstats (size bins,
+	 * multicast, guest notifications), at a cost per packet; the pmd
+	 * path always keeps them (net_vhost's xstats are those) */
+	bool vhost_xstats;
 	void (*quiesce)(void);           /* see vfwd_port_state */
 };
 
@@ -266,19 +279,18 @@ vfwd_port_tx(uint16_t port, const struct vfwd_port_state *st, uint16_t q, struct
 
 /* A port's counters as rte_eth_stats_get gives them, and the packets of
  * each of its first nb_rxq / nb_txq queues (at most VFWD_COMPAT_MAX_QSTATS).
- * On the lib path a vhost port's come from librte_vhost's per-vring
- * counters (net_vhost counts nothing there): since the guest's last
- * connection. Control plane. 0 or -errno (queue arrays zeroed). */
+ * On the lib path a vhost port's are the workers' own (vfwd_vhost_qcount),
+ * over every connection since setup. Control plane. 0 or -errno (queue arrays zeroed). */
 int vfwd_port_stats(uint16_t port, const struct vfwd_port_state *st, struct rte_eth_stats *out,
 		    uint16_t nb_rxq, uint64_t *rxq_pkts, uint16_t nb_txq, uint64_t *txq_pkts);
 
 /* Zeroes what vfwd_port_stats reports (control plane). */
 void vfwd_port_stats_reset(uint16_t port, struct vfwd_port_state *st);
-/* lib path, vhost thread: guest device vid came; its counters count from
- * here, and the workers may call it once this returns. */
+/* lib path, vhost thread: guest device vid came; the workers may call it
+ * once this returns. */
 void vfwd_vhost_lib_connected(struct vfwd_port_state *st, int vid);
 /* lib path, vhost thread, in the destroy callback: the workers leave the
- * device (st->quiesce), its counts go to st->lib_gone. */
+ * device (st->quiesce) before it is freed. */
 void vfwd_vhost_lib_disconnected(struct vfwd_port_state *st);
 
 /* The interrupts vhost has raised into the guest ("calls": net_vhost's

@@ -206,3 +206,86 @@ vfwd_compat_notify_guest(int vid, uint16_t vring)
 }
 
 #endif
+
+/* ------------------------------------------------- librte_vhost's xstats */
+
+typedef int (*driver_register_fn)(const char *path, uint64_t flags);
+
+/* The sockets to register lean, and whether each was. Written under the
+ * lock by control and by whoever registers (net_vhost, in ethdev
+ * configure, on control's thread too). */
+static struct {
+	pthread_mutex_t lock;
+	unsigned int nb;
+	struct {
+		char path[PATH_MAX];
+		bool registered_lean;
+	} sock[VFWD_MAX_PORTS];
+} lean = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* lean's slot for path, or -1. With lean.lock held. */
+static int
+lean_slot(const char *path)
+{
+	for (unsigned int i = 0; i < lean.nb; i++)
+		if (strcmp(lean.sock[i].path, path) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+vfwd_compat_vhost_lean(const char *path)
+{
+	int ret = 0;
+
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	pthread_mutex_lock(&lean.lock);
+	if (lean_slot(path) < 0) {
+		if (lean.nb < RTE_DIM(lean.sock))
+			strcpy(lean.sock[lean.nb++].path, path);
+		else
+			ret = -ENOSPC;
+	}
+	pthread_mutex_unlock(&lean.lock);
+	return ret;
+}
+
+bool
+vfwd_compat_vhost_is_lean(const char *path)
+{
+	bool is;
+	int i;
+
+	pthread_mutex_lock(&lean.lock);
+	i = lean_slot(path);
+	is = i >= 0 && lean.sock[i].registered_lean;
+	pthread_mutex_unlock(&lean.lock);
+	return is;
+}
+
+int
+rte_vhost_driver_register(const char *path, uint64_t flags)
+{
+	static driver_register_fn next;
+	int i = -1, ret;
+
+	if (next == NULL)
+		next = (driver_register_fn)dlsym(RTLD_NEXT, "rte_vhost_driver_register");
+	if (next == NULL)
+		return -1;
+	if (path != NULL) {
+		pthread_mutex_lock(&lean.lock);
+		i = lean_slot(path);
+		pthread_mutex_unlock(&lean.lock);
+	}
+	if (i >= 0)
+		flags &= ~RTE_VHOST_USER_NET_STATS_ENABLE;
+	ret = next(path, flags);
+	if (i >= 0) {
+		pthread_mutex_lock(&lean.lock);
+		lean.sock[i].registered_lean = ret == 0;
+		pthread_mutex_unlock(&lean.lock);
+	}
+	return ret;
+}

@@ -87,4 +87,19 @@ bool vfwd_compat_notify_hooked(const char *path);
  * (the worker that took it). A no-op before 23.07. */
 void vfwd_compat_notify_guest(int vid, uint16_t vring);
 
+/* ------------------------------------------------- librte_vhost's xstats */
+
+/* The vhost-user socket at path, when net_vhost registers it from now on,
+ * goes without RTE_VHOST_USER_NET_STATS_ENABLE, which net_vhost always
+ * asks for: librte_vhost then counts no per-vring xstats (a size bin and a
+ * look at each packet's destination address, on every enqueue and
+ * dequeue). As for the notify hook, vfwd's rte_vhost_driver_register
+ * stands in front of librte_vhost's (all releases). Control, before the
+ * port is configured. 0, -ENAMETOOLONG or -ENOSPC. */
+int vfwd_compat_vhost_lean(const char *path);
+
+/* Whether the socket at path was last registered without them (false if
+ * the stand-in was not reached). */
+bool vfwd_compat_vhost_is_lean(const char *path);
+
 #endif /* VFWD_COMPAT_H */

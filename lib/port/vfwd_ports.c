@@ -430,7 +430,6 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	if (st->is_vhost && conf->vhost_path == VFWD_VHOST_PATH_LIB) {
 		st->vhost_lib = true;
 		pthread_mutex_init(&st->lib_lock, NULL);
-		st->counts_vid = -1;
 		st->rx_pool = pool;
 		st->quiesce = conf->quiesce;
 	}
@@ -529,6 +528,15 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 	 * in configure (23.07+; vfwd_compat.h) */
 	if (st->vhost_lib)
 		vfwd_compat_notify_hook(vfwd_vhost_guest_notify);
+	/* ... and, unless asked for them, without librte_vhost's per-vring
+	 * xstats (their cost is per packet; the port counters are vfwd's
+	 * own there). A socket that cannot be listed keeps them. */
+	if (st->vhost_lib && !conf->vhost_xstats) {
+		char path[PATH_MAX];
+
+		if (vfwd_port_iface(port, path, sizeof(path), NULL) == 0)
+			(void)vfwd_compat_vhost_lean(path);
+	}
 	ret = rte_eth_dev_configure(port, conf->nb_rxq, conf->nb_txq, &dev_conf);
 	if (ret != 0)
 		goto fail_events; /* ethdev undid what it had configured */
@@ -542,6 +550,7 @@ vfwd_port_setup(uint16_t port, const struct vfwd_port_conf *conf, struct rte_mem
 			if (rte_vhost_driver_disable_features(path, VFWD_VHOST_WITHHELD) == 0)
 				st->withheld_features = VFWD_VHOST_WITHHELD;
 			st->notify_ok = st->vhost_lib && vfwd_compat_notify_hooked(path);
+			st->vhost_lean = st->vhost_lib && vfwd_compat_vhost_is_lean(path);
 		}
 	}
 	/* after configure: ethdev's set_mtu is where net_tap sets its

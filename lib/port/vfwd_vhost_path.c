@@ -2,11 +2,15 @@
  *
  * --vhost-path lib: the workers call librte_vhost's dequeue and enqueue
  * on the guest's device themselves, as OVS-DPDK does, instead of net_vhost's
- * rx and tx burst. What that skips, per packet: net_vhost's size-bin and
- * multicast counters, its queuing handshake (two atomic stores a burst) and
- * ethdev's indirection. net_vhost still registers the socket and follows
- * the device (new, destroyed, vrings enabled), and vfwd_ports.c keeps the
- * device id in the port state for the workers.
+ * rx and tx burst. What that skips, per packet: net_vhost's counters, its
+ * queuing handshake (two atomic stores a burst) and ethdev's indirection;
+ * and, unless --vhost-xstats on, librte_vhost's per-vring xstats (a size
+ * bin and a look at the destination address a packet, which net_vhost
+ * asks for when it registers the socket: vfwd_compat_vhost_lean drops the
+ * ask). The port counters are the workers' own, a packet and byte count
+ * per queue. net_vhost still registers the socket and follows the device
+ * (new, destroyed, vrings enabled), and vfwd_ports.c keeps the device id
+ * in the port state for the workers.
  *
  * The one thing net_vhost's handshake gave that vfwd must give itself: a
  * device is freed (its memory unmapped, its virtqueues released) as soon
@@ -50,6 +54,8 @@ vfwd_vhost_lib_rx(uint16_t port, const struct vfwd_port_state *st, uint16_t q,
 		  struct rte_mbuf **pkts, uint16_t n)
 {
 	int vid = __atomic_load_n(&st->vid, __ATOMIC_ACQUIRE);
+	struct vfwd_vhost_qcount *count;
+	uint64_t bytes = 0;
 	uint16_t got = 0;
 
 	if (unlikely(vid < 0 || !st->rxq_enabled[q]))
@@ -65,8 +71,13 @@ vfwd_vhost_lib_rx(uint16_t port, const struct vfwd_port_state *st, uint16_t q,
 	}
 	/* what net_vhost sets: the offload stage reads where a frame came
 	 * from */
-	for (uint16_t i = 0; i < got; i++)
+	for (uint16_t i = 0; i < got; i++) {
 		pkts[i]->port = port;
+		bytes += pkts[i]->pkt_len;
+	}
+	count = (struct vfwd_vhost_qcount *)(uintptr_t)&st->lib_rxq[q]; /* see vfwd_vhost_qcount */
+	count->pkts += got;
+	count->bytes += bytes;
 	return got;
 }
 
@@ -105,6 +116,8 @@ vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf 
 		  uint16_t n, struct vfwd_notify_q *nq)
 {
 	int vid = __atomic_load_n(&st->vid, __ATOMIC_ACQUIRE);
+	struct vfwd_vhost_qcount *count;
+	uint64_t bytes = 0;
 	uint16_t sent = 0;
 
 	/* the worker sends only on a vring the guest enabled
@@ -124,6 +137,11 @@ vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf 
 			break;
 	}
 	RTE_PER_LCORE(notify_now) = NULL;
+	for (uint16_t i = 0; i < sent; i++)
+		bytes += pkts[i]->pkt_len;
+	count = (struct vfwd_vhost_qcount *)(uintptr_t)&st->lib_txq[q]; /* see vfwd_vhost_qcount */
+	count->pkts += sent;
+	count->bytes += bytes;
 	/* enqueue copies into the guest's buffers and leaves the mbufs to
 	 * the caller: they are ours to free, as a PMD's tx frees them */
 	rte_pktmbuf_free_bulk(pkts, sent);
@@ -132,132 +150,46 @@ vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf 
 
 /* ------------------------------------------------------------- counters */
 
-/* Sums librte_vhost's per-vring counters named *_good_packets and
- * *_good_bytes of vring v into *pkts, *bytes. 0 or -errno. */
-static int
-vring_counts(int vid, uint16_t v, uint64_t *pkts, uint64_t *bytes)
-{
-	struct rte_vhost_stat_name names[64];
-	struct rte_vhost_stat vals[64];
-	int n = rte_vhost_vring_stats_get_names(vid, v, NULL, 0);
-
-	*pkts = *bytes = 0;
-	if (n <= 0)
-		return n < 0 ? n : -ENOTSUP;
-	if (n > (int)RTE_DIM(names))
-		n = RTE_DIM(names);
-	if (rte_vhost_vring_stats_get_names(vid, v, names, n) < n)
-		return -EIO;
-	n = rte_vhost_vring_stats_get(vid, v, vals, n);
-	if (n < 0)
-		return n;
-	for (int i = 0; i < n; i++) {
-		const char *name;
-		size_t len;
-
-		if (vals[i].id >= RTE_DIM(names))
-			continue;
-		name = names[vals[i].id].name;
-		len = strlen(name);
-		if (len > 13 && strcmp(name + len - 13, "_good_packets") == 0)
-			*pkts += vals[i].value;
-		else if (len > 11 && strcmp(name + len - 11, "_good_bytes") == 0)
-			*bytes += vals[i].value;
-	}
-	return 0;
-}
-
-/* The counts of st->counts_vid into c (zeroes for none), a vring that
- * cannot be read giving its last counts. With st->lib_lock held. */
-static void
-device_read(struct vfwd_port_state *st, struct vfwd_vhost_counts *c)
-{
-	int vid = st->counts_vid;
-
-	memset(c, 0, sizeof(*c));
-	if (vid < 0)
-		return;
-	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
-		uint64_t pkts, bytes;
-
-		if (vring_counts(vid, guest_tx_vring(q), &pkts, &bytes) == 0) {
-			st->lib_last.rxq_pkts[q] = pkts;
-			st->lib_last.rxq_bytes[q] = bytes;
-		}
-		if (vring_counts(vid, guest_rx_vring(q), &pkts, &bytes) == 0) {
-			st->lib_last.txq_pkts[q] = pkts;
-			st->lib_last.txq_bytes[q] = bytes;
-		}
-	}
-	*c = st->lib_last;
-}
-
-/* dst = a + sign * b, element by element */
-static void
-counts_add(struct vfwd_vhost_counts *dst, const struct vfwd_vhost_counts *a,
-	   const struct vfwd_vhost_counts *b, int sign)
-{
-	const uint64_t *pa = (const uint64_t *)a, *pb = (const uint64_t *)b;
-	uint64_t *pd = (uint64_t *)dst;
-
-	for (size_t i = 0; i < sizeof(*dst) / sizeof(uint64_t); i++)
-		pd[i] = sign > 0 ? pa[i] + pb[i] : pa[i] - pb[i];
-}
-
-/* What the present connection counted (zeroes for none). With
- * st->lib_lock held. */
-static void
-present_counts(struct vfwd_port_state *st, struct vfwd_vhost_counts *c)
-{
-	device_read(st, c);
-	if (st->counts_vid >= 0)
-		counts_add(c, c, &st->lib_base, -1);
-}
-
 void
 vfwd_vhost_lib_connected(struct vfwd_port_state *st, int vid)
 {
-	pthread_mutex_lock(&st->lib_lock);
-	st->counts_vid = vid;
-	memset(&st->lib_last, 0, sizeof(st->lib_last));
-	device_read(st, &st->lib_base);
 	__atomic_store_n(&st->vid, vid, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&st->lib_lock);
 }
 
 void
 vfwd_vhost_lib_disconnected(struct vfwd_port_state *st)
 {
-	struct vfwd_vhost_counts c;
-
-	if (st->counts_vid < 0)
+	if (st->vid < 0)
 		return; /* went before it came (a failed connection) */
 	/* what the workers cannot send meanwhile is peer_down */
 	st->link_up = 0;
 	__atomic_store_n(&st->vid, -1, __ATOMIC_SEQ_CST);
-	/* without lib_lock: reports go on reading counts_vid meanwhile */
 	if (st->quiesce != NULL)
 		st->quiesce();
-	pthread_mutex_lock(&st->lib_lock);
-	present_counts(st, &c);
-	counts_add(&st->lib_gone, &st->lib_gone, &c, 1);
-	st->counts_vid = -1;
-	pthread_mutex_unlock(&st->lib_lock);
+}
+
+/* The queues' counts since setup into c. */
+static void
+queue_counts(const struct vfwd_port_state *st, struct vfwd_vhost_counts *c)
+{
+	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
+		c->rxq_pkts[q] = st->lib_rxq[q].pkts;
+		c->rxq_bytes[q] = st->lib_rxq[q].bytes;
+		c->txq_pkts[q] = st->lib_txq[q].pkts;
+		c->txq_bytes[q] = st->lib_txq[q].bytes;
+	}
 }
 
 void
 vfwd_port_stats_reset(uint16_t port, struct vfwd_port_state *st)
 {
-	struct vfwd_vhost_counts c;
-
 	if (!st->vhost_lib) {
 		rte_eth_stats_reset(port);
 		return;
 	}
 	/* what is counted now becomes the zero */
 	pthread_mutex_lock(&st->lib_lock);
-	present_counts(st, &c);
-	counts_add(&st->lib_cleared, &st->lib_gone, &c, 1);
+	queue_counts(st, &st->lib_cleared);
 	pthread_mutex_unlock(&st->lib_lock);
 }
 
@@ -265,18 +197,19 @@ static int
 lib_stats(struct vfwd_port_state *st, struct rte_eth_stats *out, uint16_t nb_rxq,
 	  uint64_t *rxq_pkts, uint16_t nb_txq, uint64_t *txq_pkts)
 {
-	struct vfwd_vhost_counts c;
+	struct vfwd_vhost_counts c, zero;
 
+	queue_counts(st, &c);
 	pthread_mutex_lock(&st->lib_lock);
-	present_counts(st, &c);
-	counts_add(&c, &c, &st->lib_gone, 1);
-	counts_add(&c, &c, &st->lib_cleared, -1);
+	zero = st->lib_cleared;
 	pthread_mutex_unlock(&st->lib_lock);
 	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
+		c.rxq_pkts[q] -= zero.rxq_pkts[q];
+		c.txq_pkts[q] -= zero.txq_pkts[q];
 		out->ipackets += c.rxq_pkts[q];
 		out->opackets += c.txq_pkts[q];
-		out->ibytes += c.rxq_bytes[q];
-		out->obytes += c.txq_bytes[q];
+		out->ibytes += c.rxq_bytes[q] - zero.rxq_bytes[q];
+		out->obytes += c.txq_bytes[q] - zero.txq_bytes[q];
 		if (q < nb_rxq)
 			rxq_pkts[q] = c.rxq_pkts[q];
 		if (q < nb_txq)

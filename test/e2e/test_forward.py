@@ -86,14 +86,15 @@ def test_wire_to_vm_1500():
 PATH_COUNT = 50000
 
 
-def through_path(path, direction):
-    """Forwards PATH_COUNT frames one way on --vhost-path path; returns what
-    net_vhost itself counted on the vhost port (ethdev's /ethdev/stats),
-    read while vfwd still runs."""
+def through_path(path, direction, extra=()):
+    """Forwards PATH_COUNT frames one way on --vhost-path path (and vfwd
+    options extra); returns the telemetry read while vfwd still runs: what
+    net_vhost itself counted on the vhost port (/ethdev/stats), its xstats
+    and vfwd's ports."""
     with Env("fwd-path-" + path) as env:
         vh, mf = env.path("vh.sock"), env.path("memif.sock")
         vf = env.vfwd(["net_vhost0,iface=%s" % vh, "net_memif0,role=server,socket=%s" % mf],
-                      ["--stats-format", "json", "--vhost-path", path])
+                      ["--stats-format", "json", "--vhost-path", path] + list(extra))
         vf.wait_output("vhost path %s:" % path, 30)
         tx, rx = (0, 1) if direction == "vm_to_wire" else (1, 0)
         peer = env.peer(["net_virtio_user0,path=%s,queue_size=1024" % vh,
@@ -103,7 +104,8 @@ def through_path(path, direction):
                          "--rate", str(RATE)])
         peer.wait_output('"tx"', 90)
         got = peer.last_json()
-        t = telemetry(env, env.prefixes[0], ["/ethdev/stats,0", "/vfwd/config"])
+        t = telemetry(env, env.prefixes[0], ["/ethdev/stats,0", "/vfwd/config",
+                                             "/ethdev/xstats,0", "/vfwd/ports"])
         rc = vf.stop(20)
         check(rc == 0, "vfwd exit %d: %s" % (rc, vf.err()[-1500:]))
         check(peer.stop(20) == 0, "peer failed: %s" % peer.err()[-1500:])
@@ -126,17 +128,39 @@ def through_path(path, direction):
         else:
             check(vm["opackets"] == d["tx_pkts"] and vm["obytes"] == d["tx_bytes"] and
                   vm["ipackets"] == 0, "vm port counted %s, vfwd sent %d" % (vm, d["tx_pkts"]))
-        return t["/ethdev/stats"]
+        return t
 
 
 def test_lib_path_goes_around_net_vhost():
     """--vhost-path lib: the same frames forwarded both ways, counted and
     freed, and net_vhost's own rx and tx never ran (its counters stay 0);
     on pmd it counted every frame."""
-    pmd = through_path("pmd", "vm_to_wire")
+    pmd = through_path("pmd", "vm_to_wire")["/ethdev/stats"]
     check(pmd["ipackets"] == PATH_COUNT, "pmd path: net_vhost counted %d of %d"
           % (pmd["ipackets"], PATH_COUNT))
     for direction in ("vm_to_wire", "wire_to_vm"):
-        lib = through_path("lib", direction)
+        lib = through_path("lib", direction)["/ethdev/stats"]
         check(lib["ipackets"] == 0 and lib["opackets"] == 0,
               "lib path, %s: net_vhost's rx/tx ran: %s" % (direction, lib))
+
+
+def size64_xstats(t):
+    """librte_vhost's 64-byte size bins among the vhost port's xstats."""
+    x = t.get("/ethdev/xstats") or {}
+    return {k: v for k, v in x.items() if k.endswith("size_64_packets")}
+
+
+def test_lib_path_vhost_xstats():
+    """--vhost-path lib registers the socket without librte_vhost's per-vring
+    xstats (net_vhost asks for them; vfwd's stand-in for
+    rte_vhost_driver_register drops the ask) unless --vhost-xstats on: then
+    librte_vhost counts every frame in its size bins, as on the pmd path."""
+    lean = through_path("lib", "vm_to_wire")
+    check(lean["/vfwd/ports"]["0"]["vhost_xstats"] == 0, "ports: %s" % lean["/vfwd/ports"])
+    check(not size64_xstats(lean), "lean, yet librte_vhost counted: %s" % size64_xstats(lean))
+    for path, extra in (("lib", ["--vhost-xstats", "on"]), ("pmd", [])):
+        t = through_path(path, "vm_to_wire", extra)
+        check(t["/vfwd/ports"]["0"]["vhost_xstats"] == 1, "ports: %s" % t["/vfwd/ports"])
+        bins = size64_xstats(t)
+        check(sum(bins.values()) == PATH_COUNT, "%s %s: size bins %s, %d frames sent"
+              % (path, extra, bins, PATH_COUNT))

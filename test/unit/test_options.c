@@ -22,7 +22,7 @@
 
 /* the long options vfwd_usage lists: the knobs with a value, and those of
  * other_options (--gro, a flag, and the options that are not knobs) */
-#define EXPECTED_NB_OPTIONS 40
+#define EXPECTED_NB_OPTIONS 41
 
 static struct vfwd_options o, def;
 static char err[512];
@@ -92,7 +92,8 @@ usage_options(char names[][32], unsigned int max)
 
 static const char *const other_options[] = {"gro", "rxq", "txq", "pair", "duration",
 					    "interactive", "cmdline-file", "socket-mode",
-					    "socket-owner", "tap-prefix", "mtu", "vhost-path", "help"};
+					    "socket-owner", "tap-prefix", "mtu", "vhost-path",
+					    "vhost-xstats", "help"};
 
 static bool
 is_other(const char *name)
@@ -630,6 +631,27 @@ vhost_path(void)
 	check_rejects("--vhost-path", "ethdev");
 }
 
+/* --vhost-xstats: on or off (the default), and only on the lib path */
+static void
+vhost_xstats(void)
+{
+	struct vfwd_options want = expect_defaults();
+
+	CHECK(!want.vhost_xstats);
+	want.vhost_path = VFWD_VHOST_PATH_LIB;
+	CHECK(PARSE("--vhost-path", "lib", "--vhost-xstats", "off") == 0 &&
+	      memcmp(&o, &want, sizeof(o)) == 0);
+	want.vhost_xstats = true;
+	CHECK(PARSE("--vhost-xstats=on", "--vhost-path", "lib") == 0 &&
+	      memcmp(&o, &want, sizeof(o)) == 0);
+	CHECK(PARSE("--vhost-path", "lib", "--vhost-xstats", "yes") == -EINVAL);
+	CHECK(strstr(err, "--vhost-xstats") && strstr(err, "'yes'") && strstr(err, "on or off"));
+	/* the pmd path has them always: asking either way is a mistake */
+	CHECK(PARSE("--vhost-xstats", "on") == -EINVAL);
+	CHECK(strstr(err, "--vhost-xstats") && strstr(err, "--vhost-path lib"));
+	CHECK(PARSE("--vhost-path", "pmd", "--vhost-xstats", "off") == -EINVAL);
+}
+
 /* --mtu: jumbo frames up to vfwd's largest, nothing below IPv4's least */
 static void
 mtu(void)
@@ -737,6 +759,7 @@ main(void)
 	RUN(socket_owner);
 	RUN(tap_prefix);
 	RUN(vhost_path);
+	RUN(vhost_xstats);
 	RUN(mtu);
 	RUN(cmdline_file);
 	RUN(bad_shapes);
