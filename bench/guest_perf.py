@@ -248,7 +248,7 @@ class Session:
             check("forwarding started" in out, "vfwd start: %s" % out[-800:])
             self.defaults = self.p.command_json("show config json")["knobs"]
             self.current = dict(self.defaults)
-            self.thread_prefix = "rte-worker"
+            self.thread_prefix = vfwdtest.LCORE_THREADS
         else:
             cmds = env.path("testpmd.cmd")
             with open(cmds, "w") as f:
@@ -261,7 +261,7 @@ class Session:
                                          "--eth-peer=1,%s" % TAP_MAC], lcores, name="fwd",
                                  netns=self.ns)
             self.p.wait_output("testpmd>", 30)
-            self.thread_prefix = "rte-worker"
+            self.thread_prefix = vfwdtest.LCORE_THREADS
         self.prefix = env.prefixes[-1]
         self.tel = Telemetry(self.prefix)
         guest.tap_up(self.ns, self.tap, v6)

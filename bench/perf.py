@@ -276,7 +276,7 @@ class Forwarder:
         workers = [own[i % len(own)]
                    for i in range(pipeline_lcores(cell["vfwd_args"], cell["knobs"], nq))]
         lcores = "0@%d," % cpus[0] + ",".join("%d@%d" % (i + 1, c) for i, c in enumerate(workers))
-        self.thread_prefix = "rte-worker"
+        self.thread_prefix = vfwdtest.LCORE_THREADS
         self.ovs = None
         if self.kind == "vfwd":
             args = list(cell["vfwd_args"])

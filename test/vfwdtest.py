@@ -123,9 +123,15 @@ def inet_csum(data):
     return ~s & 0xffff
 
 
-def thread_cpu_ticks(pid, prefix="rte-worker"):
+# DPDK's names for its worker lcore threads: rte-worker-N through 23.07,
+# dpdk-workerN since 23.11
+LCORE_THREADS = ("rte-worker", "dpdk-worker")
+
+
+def thread_cpu_ticks(pid, prefix=LCORE_THREADS):
     """{thread name: utime + stime in clock ticks} of pid's threads whose
-    name starts with prefix (DPDK names lcore threads rte-worker-N)."""
+    name starts with prefix (a string or a tuple of them; by default
+    DPDK's worker lcore threads)."""
     ticks = {}
     for tid in os.listdir("/proc/%d/task" % pid):
         try:
