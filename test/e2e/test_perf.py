@@ -96,3 +96,51 @@ def test_guest_cell_end_to_end():
         check(re.search(r"\| tcp-in 1 \| vfwd \| \d+ \|", md), "no tcp-in row with Mbit/s:\n" + md)
     finally:
         shutil.rmtree(out, ignore_errors=True)
+
+
+def test_tuner_writes_a_command_file_vfwd_takes():
+    """bench/tune.py on a short budget (6 trials of 1 s at 100 kpps, a p99
+    target every setting meets): the defaults' trial first, no more trials
+    than allowed, each with its figures, and a tune.cmd that dpdk-vfwd
+    runs, each knob with its kernel twin above it. Whether the search
+    meets a tight target is a benchmark's question (doc/performance.md),
+    not this test's."""
+    import tune
+    from vfwdtest import Env, gen_topology
+    out = tempfile.mkdtemp(prefix="vfwd-tune-%d-" % RUN_PID)
+    try:
+        rc = tune.main(["--p99-us", "1000000", "--rate", "100000", "--trial-secs", "1",
+                        "--max-trials", "6", "--repeats", "1", "--out", out])
+        check(rc == 0, "tune.py exit %d" % rc)
+        with open(os.path.join(out, "trials.json")) as f:
+            res = json.load(f)
+        trials = res["trials"]
+        check(2 <= len(trials) <= 6, "%d trials for a budget of 6" % len(trials))
+        check(trials[0]["phase"] == "defaults" and trials[0]["label"] == "defaults",
+              "first trial: %s" % trials[0])
+        for t in trials:
+            m = t["metrics"]
+            check(m is not None, "trial %d failed: %s" % (t["n"], t["error"]))
+            check(0 < m["lat_p50"] <= m["lat_p99"] <= m["lat_p999"], "percentiles: %s" % m)
+            check(0 <= m["cpu_pct"] <= 105 and 0 <= m["loss_pct"] <= 100, "figures: %s" % m)
+        check(res["choice"] and set(res["choice"]) == set(tune.KNOBS), "choice: %s" % res)
+        with open(os.path.join(out, "tune.cmd")) as f:
+            lines = [ln.rstrip("\n") for ln in f]
+        sets = [i for i, ln in enumerate(lines) if ln.startswith("set ")]
+        check(len(sets) == len(tune.KNOBS), "set lines: %s" % lines)
+        check(all(lines[i - 1].startswith("# kernel: ") for i in sets),
+              "a knob without its kernel twin:\n" + "\n".join(lines))
+        with open(os.path.join(out, "trials.md")) as f:
+            md = f.read()
+        check("| trial | phase |" in md and "Confirmed" in md, "trials.md:\n" + md[:1500])
+        # the command file is vfwd's: every line taken, the choice applied
+        with Env("tune-cmd") as env:
+            vf = env.vfwd(gen_topology(env)[0],
+                          ["--duration", "1", "--cmdline-file", os.path.join(out, "tune.cmd")])
+            rc = vf.wait(30)
+            text = vf.out()
+            check(rc == 0, "vfwd on tune.cmd: exit %d: %s %s" % (rc, text[-800:], vf.err()[-800:]))
+            for k, v in res["choice"].items():
+                check("%s = %s" % (k, v) in text, "%s not set to %s:\n%s" % (k, v, text[-1500:]))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)

@@ -1,0 +1,421 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The tuner: searches a running dpdk-vfwd's batching and napi knobs for a
+latency or a CPU target, under a load from dpdk-vfwd-gen.
+
+    dpdk-vfwd-gen(virtio-user) <-> dpdk-vfwd -i (net_vhost0 | net_memif0) <-> dpdk-vfwd-gen(memif)
+
+One vfwd runs the whole search on its prompt: each trial types the knobs
+that differ from the last (`set <knob> <value>`), then one generator run of
+--trial-secs sends UDP at --rate and reports the one-way latency
+percentiles of every frame (one process stamps and reads the clock); the
+cost is the CPU % of vfwd's polling threads from /proc over the middle of
+the run (what a sleeping napi worker saves shows there, not in busy
+cycles), with vfwd's busy % and cycles/pkt beside it.
+
+    --p99-us N    the least CPU whose p99 is at most N us
+    --cpu-pct N   the lowest p99 within N % CPU
+
+A trial is feasible when it meets the target and lost no more than
+--max-loss-pct of what was sent. Search: the defaults first (the
+reference), then coordinate descent: knob by knob (rx-mode, its napi
+knobs, burst, tx batching), each candidate value tried with the others at
+the best so far, the best kept; passes until one changes nothing or the
+trials (--max-trials) or the time (--max-minutes) run out. Then the two
+best settings run --repeats more times each, interleaved, and the one with
+the better median wins (a lucky trial is not a result).
+
+What it writes (--out, default /tmp/vfwd-tune-PID): tune.cmd, the chosen
+settings as a command file for `dpdk-vfwd --cmdline-file` (`start` and the
+knobs), each with the kernel knob a reader would set for vhost_net + tap
+beside it (doc/modes.md); trials.md / trials.csv / trials.json, every
+trial. Run alone: it needs every CPU of the machine.
+
+Usage: bench/tune.py (--p99-us N | --cpu-pct N) [--rate 1000000] [--size 64]
+                     [--trial-secs 3] [--max-trials 40] [--max-minutes 30]
+                     [--repeats 3] [--max-loss-pct 1] [--out DIR]
+"""
+
+import argparse
+import csv
+import json
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "test"))
+import vfwdtest  # noqa: E402
+from vfwdtest import (Env, Telemetry, TestFailure, check, cpu_pct, gen_topology,  # noqa: E402
+                      ncpus, thread_cpu_ticks, vfwd_cost, vfwd_snapshot)
+
+# The knobs searched, in the order tried, with their candidate values and
+# when they matter (a knob that does nothing in the settings so far is not
+# tried: busy-poll-us while polling). Values as the prompt takes them.
+NAPI = ("napi", "adaptive")
+SPACE = [
+    ("rx-mode", ["poll", "napi", "adaptive"], lambda s: True),
+    ("busy-poll-us", [0, 10, 25, 50, 100, 200], lambda s: s["rx-mode"] == "napi"),
+    ("defer-polls", [0, 4, 32, 128], lambda s: s["rx-mode"] == "napi"),
+    ("sleep-max-us", [50, 200, 1000, 10000], lambda s: s["rx-mode"] in NAPI),
+    ("burst", [8, 16, 32, 64, 128], lambda s: True),
+    ("tx-batch", [1, 4, 16, 32], lambda s: True),
+    ("tx-flush-us", [5, 20, 50, 100], lambda s: int(s["tx-batch"]) > 1),
+    ("napi-weight", [16, 64, 256], lambda s: s["rx-mode"] in NAPI),
+]
+KNOBS = [k for k, _, _ in SPACE]
+
+# What a reader would set for the same trade on vhost_net + tap (the twin
+# of each knob, doc/modes.md and ../shared/ref/kernel-knobs.md).
+KERNEL = {
+    "rx-mode": {
+        "poll": "threaded NAPI busy poll: echo busy-poll > napi-set threaded (6.19), "
+                "or net.core.busy_poll/busy_read high enough never to sleep",
+        "napi": "NAPI with interrupts: the default; see napi_defer_hard_irqs and "
+                "gro_flush_timeout",
+        "adaptive": "epoll busy poll with irq-suspend-timeout (6.13): poll while busy, "
+                    "interrupts once idle",
+    },
+    "busy-poll-us": "sysctl net.core.busy_poll=%s net.core.busy_read=%s",
+    "defer-polls": "echo %s > /sys/class/net/tapX/napi_defer_hard_irqs",
+    "sleep-max-us": "gro_flush_timeout, the re-poll timer: echo $((%s * 1000)) > "
+                    "/sys/class/net/tapX/gro_flush_timeout",
+    "burst": "VHOST_NET_BATCH (%s; a constant of drivers/vhost/net.c, 64)",
+    "tx-batch": "ethtool -C tapX rx-frames %s (vhost_net tx batching)",
+    "tx-flush-us": "none: tun sends a batch when vhost_net has no more (MSG_MORE); "
+                   "%s us here",
+    "napi-weight": "the driver's NAPI weight (%s; tun's is NAPI_POLL_WEIGHT, 64); "
+                   "sysctl net.core.dev_weight for the backlog",
+}
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def kernel_twin(knob, value):
+    t = KERNEL[knob]
+    if isinstance(t, dict):
+        return t[str(value)]
+    return t.replace("%s", str(value))
+
+
+def key_of(s):
+    return tuple(str(s[k]) for k in KNOBS)
+
+
+def label_of(s, base):
+    """The knobs of s that differ from base, as 'knob=value ...'."""
+    d = ["%s=%s" % (k, s[k]) for k in KNOBS if str(s[k]) != str(base[k])]
+    return " ".join(d) or "defaults"
+
+
+class Bench:
+    """vfwd -i on the generator topology; trial() runs one setting."""
+
+    def __init__(self, env, args):
+        self.env, self.args = env, args
+        cpus = list(range(ncpus()))
+        self.fwd_vdevs, self.gen_vdevs = gen_topology(env)
+        # the generator and vfwd's main lcore on the first CPU, the polling
+        # lcore on the last (one CPU: both there)
+        self.gen_cpu, fwd_cpu = cpus[0], cpus[-1]
+        argv = env.vfwd_argv(self.fwd_vdevs, ["-i", "--stats-format", "json"],
+                             lcores="0@%d,1@%d" % (self.gen_cpu, fwd_cpu), name="fwd")
+        self.p = vfwdtest.PtyProc(env, "fwd", argv)
+        self.p.expect(r"vfwd> ", 30)
+        out = self.p.command("start")
+        check("forwarding started" in out, "vfwd start: %s" % out[-800:])
+        knobs = self.p.command_json("show config json")["knobs"]
+        self.defaults = {k: knob_value(knobs[k]) for k in KNOBS}
+        self.current = dict(self.defaults)
+        self.tel = Telemetry(env.prefixes[-1])
+
+    def apply(self, s):
+        # rx-mode first: a napi knob set while polling is kept all the same
+        for k in KNOBS:
+            if str(s[k]) == str(self.current[k]):
+                continue
+            out = self.p.command("set %s %s" % (k, s[k]))
+            check("%s = " % k in out, "set %s %s: %s" % (k, s[k], out[-400:]))
+            self.current[k] = s[k]
+
+    def trial(self, s):
+        """Runs setting s once: its metrics."""
+        a = self.args
+        self.apply(s)
+        g = self.env.gen(self.gen_vdevs,
+                         ["--profile", "udp", "--size", str(a.size), "--rate", str(a.rate),
+                          "--duration", str(a.trial_secs), "--format", "json",
+                          "--link-timeout", "20"],
+                         lcores="0@%d" % self.gen_cpu, name="gen")
+        try:
+            g.wait_output("running", 40, stream="err")
+            t0 = time.monotonic()
+            # the middle of the run: past the start, before the sender stops
+            time.sleep(min(0.5, a.trial_secs / 4))
+            snap_a = (thread_cpu_ticks(self.p.p.pid), time.monotonic(), vfwd_snapshot(self.tel))
+            time.sleep(max(0.1, t0 + a.trial_secs - 0.2 - time.monotonic()))
+            snap_b = (thread_cpu_ticks(self.p.p.pid), time.monotonic(), vfwd_snapshot(self.tel))
+            g.wait_output('"ok"', a.trial_secs + 60)
+            rep = g.last_json()
+        finally:
+            g.stop(20)
+        d = next(iter(rep["dirs"].values()))
+        m = {"cpu_pct": cpu_pct(snap_a[0], snap_b[0], snap_b[1] - snap_a[1]),
+             "mpps": d["pps"] / 1e6,
+             "loss_pct": 100.0 * d["lost"] / d["sent"] if d["sent"] else 100.0}
+        for q in ("p50", "p90", "p99", "p999"):
+            m["lat_" + q] = d["latency_us"][q]
+        m.update(vfwd_cost(snap_a[2], snap_b[2]))
+        m["busy_pct"] = m["busy_pct"][0] if m["busy_pct"] else None
+        return m
+
+    def close(self):
+        self.tel.close()
+        try:
+            self.p.command("stop", 20)
+        except TestFailure:
+            pass
+        self.p.send("quit")
+        self.p.wait(20)
+
+
+def knob_value(v):
+    if v is True:
+        return "on"
+    if v is False:
+        return "off"
+    return v
+
+
+class Search:
+    def __init__(self, bench, args):
+        self.b, self.args = bench, args
+        self.trials = []
+        self.seen = {}  # settings key -> metrics of its first trial
+        self.t0 = time.monotonic()
+
+    def feasible(self, m):
+        a = self.args
+        if m["loss_pct"] > a.max_loss_pct:
+            return False
+        if a.p99_us is not None:
+            return m["lat_p99"] <= a.p99_us
+        return m["cpu_pct"] <= a.cpu_pct
+
+    def score(self, m):
+        """Smaller is better: a feasible trial by its objective (ties by the
+        other), an infeasible one after every feasible one, by how far it
+        misses."""
+        a = self.args
+        if self.feasible(m):
+            if a.p99_us is not None:
+                return (0, m["cpu_pct"], m["lat_p99"])
+            return (0, m["lat_p99"], m["cpu_pct"])
+        miss = (m["lat_p99"] / a.p99_us if a.p99_us is not None else m["cpu_pct"] / a.cpu_pct)
+        return (1, max(miss, 1.0) + max(0.0, m["loss_pct"] - a.max_loss_pct), 0)
+
+    def out_of_budget(self):
+        a = self.args
+        return (len(self.trials) >= a.max_trials or
+                time.monotonic() - self.t0 > a.max_minutes * 60)
+
+    def run(self, s, phase):
+        try:
+            m = self.b.trial(s)
+            err = None
+        except TestFailure as e:
+            m, err = None, str(e).splitlines()[0][:200]
+        t = {"n": len(self.trials) + 1, "phase": phase, "settings": dict(s),
+             "label": label_of(s, self.b.defaults), "metrics": m, "error": err}
+        self.trials.append(t)
+        if m:
+            log("%3d %-8s %-52s p99 %7.1f us  cpu %5.1f%%  busy %5.1f%%  loss %5.2f%%%s"
+                % (t["n"], phase, t["label"][:52], m["lat_p99"], m["cpu_pct"],
+                   m["busy_pct"] or 0, m["loss_pct"], "" if self.feasible(m) else "  (misses)"))
+        else:
+            log("%3d %-8s %-52s failed: %s" % (t["n"], phase, t["label"][:52], err))
+        return m
+
+    def descend(self):
+        best = dict(self.b.defaults)
+        seen = self.seen
+        m = self.run(best, "defaults")
+        check(m is not None, "the defaults' trial failed: %s" % self.trials[-1]["error"])
+        seen[key_of(best)] = m
+        self.reference = m
+        for rnd in range(1, 4):
+            changed = False
+            for knob, values, matters in SPACE:
+                if not matters(best):
+                    continue
+                cur = seen[key_of(best)]
+                pick = best[knob]
+                for v in values:
+                    if str(v) == str(best[knob]):
+                        continue
+                    if self.out_of_budget():
+                        return best
+                    s = dict(best, **{knob: v})
+                    if key_of(s) in seen:
+                        m = seen[key_of(s)]
+                    else:
+                        m = self.run(s, "pass %d" % rnd)
+                        if m is None:
+                            continue
+                        seen[key_of(s)] = m
+                    if self.score(m) < self.score(cur):
+                        cur, pick = m, v
+                if str(pick) != str(best[knob]):
+                    best[knob] = pick
+                    changed = True
+            if not changed:
+                break
+        return best
+
+    def confirm(self):
+        """The two best settings (and the defaults) again, interleaved: the
+        medians decide."""
+        ranked = sorted(((self.score(m), k) for k, m in self.seen.items()), key=lambda x: x[0])
+        top = []
+        for _, k in ranked:
+            if k not in top:
+                top.append(k)
+            if len(top) == 2:
+                break
+        dkey = key_of(self.b.defaults)
+        cands = top + ([dkey] if dkey not in top else [])
+        runs = {k: [] for k in cands}
+        for rep in range(self.args.repeats):
+            for k in (cands if rep % 2 == 0 else list(reversed(cands))):
+                s = dict(zip(KNOBS, k))
+                m = self.run(s, "repeat")
+                if m:
+                    runs[k].append(m)
+        med = {}
+        for k, ms in runs.items():
+            if ms:
+                med[k] = {f: statistics.median(m[f] for m in ms)
+                          for f in ("cpu_pct", "lat_p50", "lat_p99", "lat_p999", "loss_pct",
+                                    "mpps")}
+                med[k]["busy_pct"] = statistics.median(m["busy_pct"] or 0 for m in ms)
+                med[k]["runs"] = len(ms)
+        choice = min((k for k in top if k in med), key=lambda k: self.score(med[k]), default=None)
+        return choice, med
+
+
+def write_outputs(out, search, choice, med, args, commit):
+    os.makedirs(out, exist_ok=True)
+    b = search.b
+    target = ("--p99-us %s" % args.p99_us) if args.p99_us is not None else \
+        ("--cpu-pct %s" % args.cpu_pct)
+    rows = []
+    for t in search.trials:
+        m = t["metrics"] or {}
+        rows.append([t["n"], t["phase"], t["label"]] +
+                    ["%.1f" % m[f] if m.get(f) is not None else "" for f in
+                     ("lat_p50", "lat_p99", "lat_p999", "cpu_pct", "busy_pct", "loss_pct")] +
+                    ["%.3f" % m["mpps"] if m else "",
+                     "%.0f" % m["cyc_pkt"] if m and m.get("cyc_pkt") else "",
+                     ("yes" if search.feasible(m) else "no") if m else (t["error"] or "")])
+    head = ["trial", "phase", "settings (vs defaults)", "p50 us", "p99 us", "p99.9 us",
+            "CPU %", "busy %", "loss %", "Mpps", "cycles/pkt", "meets target"]
+    with open(os.path.join(out, "trials.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(head)
+        w.writerows(rows)
+    with open(os.path.join(out, "trials.json"), "w") as f:
+        json.dump({"target": target, "rate": args.rate, "size": args.size,
+                   "trial_secs": args.trial_secs, "commit": commit,
+                   "defaults": b.defaults, "trials": search.trials,
+                   "choice": dict(zip(KNOBS, choice)) if choice else None,
+                   "confirmed": {" ".join(k): v for k, v in med.items()}}, f, indent=1)
+    with open(os.path.join(out, "trials.md"), "w") as f:
+        f.write("Tuner, target %s, UDP %d B vm->wire at %d pps, %s s a trial, commit %s\n\n"
+                % (target, args.size, args.rate, args.trial_secs, commit))
+        f.write("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n")
+        for r in rows:
+            f.write("| " + " | ".join(str(x) for x in r) + " |\n")
+        f.write("\nConfirmed (medians of --repeats interleaved runs):\n\n"
+                "| settings | runs | p50 us | p99 us | p99.9 us | CPU % | busy % | loss % |\n"
+                "|---|---|---|---|---|---|---|---|\n")
+        for k, v in med.items():
+            f.write("| %s%s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f |\n"
+                    % (label_of(dict(zip(KNOBS, k)), b.defaults),
+                       " (chosen)" if k == choice else "", v["runs"], v["lat_p50"],
+                       v["lat_p99"], v["lat_p999"], v["cpu_pct"], v["busy_pct"], v["loss_pct"]))
+    with open(os.path.join(out, "tune.cmd"), "w") as f:
+        f.write("# dpdk-vfwd settings from bench/tune.py %s (UDP %d B at %d pps), commit %s.\n"
+                "#   dpdk-vfwd ... -- --cmdline-file tune.cmd [-i]\n"
+                "# Each knob with its kernel twin for vhost_net + tap above it.\n"
+                % (target, args.size, args.rate, commit))
+        if choice is None:
+            f.write("# no setting met the target: the defaults stay\n")
+        s = dict(zip(KNOBS, choice)) if choice else dict(b.defaults)
+        for k in KNOBS:
+            f.write("# kernel: %s\n" % kernel_twin(k, s[k]))
+            f.write("set %s %s\n" % (k, s[k]))
+        f.write("start\n")
+
+
+def commit_of():
+    try:
+        import subprocess
+        return subprocess.run(["git", "-C", vfwdtest.ROOT, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10).stdout.strip() or "?"
+    except OSError:
+        return "?"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    tgt = ap.add_mutually_exclusive_group(required=True)
+    tgt.add_argument("--p99-us", type=float, help="least CPU with a p99 at most this")
+    tgt.add_argument("--cpu-pct", type=float, help="lowest p99 within this CPU %%")
+    ap.add_argument("--rate", type=int, default=1000000, help="pps, UDP vm->wire")
+    ap.add_argument("--size", type=int, default=64)
+    ap.add_argument("--trial-secs", type=float, default=3.0)
+    ap.add_argument("--max-trials", type=int, default=40, help="all trials, repeats included")
+    ap.add_argument("--max-minutes", type=float, default=30.0)
+    ap.add_argument("--repeats", type=int, default=3, help="runs of each of the two best")
+    ap.add_argument("--max-loss-pct", type=float, default=1.0)
+    ap.add_argument("--out", default="/tmp/vfwd-tune-%d" % os.getpid())
+    args = ap.parse_args(argv)
+    if (args.p99_us is not None and args.p99_us <= 0) or \
+            (args.cpu_pct is not None and args.cpu_pct <= 0) or args.trial_secs < 1 or \
+            args.max_trials < 2 or args.repeats < 1 or args.rate <= 0:
+        ap.error("targets, --rate and --repeats must be > 0, --trial-secs >= 1, "
+                 "--max-trials >= 2")
+    commit = commit_of()
+    # the search's own share of the trials: what the repeats do not take
+    repeats_cost = 3 * args.repeats
+    search_args = argparse.Namespace(**vars(args))
+    search_args.max_trials = max(2, args.max_trials - repeats_cost)
+    with Env("tune") as env:
+        bench = Bench(env, args)
+        try:
+            s = Search(bench, search_args)
+            best = s.descend()
+            log("search done after %d trials, best so far: %s"
+                % (len(s.trials), label_of(best, bench.defaults)))
+            choice, med = s.confirm()
+        finally:
+            bench.close()
+    write_outputs(args.out, s, choice, med, args, commit)
+    ref = med.get(key_of(bench.defaults))
+    if choice:
+        c = med[choice]
+        log("chosen: %s: p99 %.1f us, CPU %.1f%% (defaults: p99 %.1f us, CPU %.1f%%: %.2fx)"
+            % (label_of(dict(zip(KNOBS, choice)), bench.defaults), c["lat_p99"], c["cpu_pct"],
+               ref["lat_p99"] if ref else float("nan"), ref["cpu_pct"] if ref else float("nan"),
+               c["cpu_pct"] / ref["cpu_pct"] if ref and ref["cpu_pct"] else float("nan")))
+    else:
+        log("no setting met the target")
+    log("%d trials; %s/tune.cmd, trials.md, trials.csv, trials.json" % (len(s.trials), args.out))
+    return 0 if choice and s.feasible(med[choice]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
