@@ -480,6 +480,7 @@ vfwd_worker_main(void *arg)
 	__atomic_store_n(&w->knob_gen_seen, gen, __ATOMIC_RELEASE);
 	knobs_take(w, &knobs, prev);
 	w->empty_rounds = 0;
+	vfwd_napi_thread_init();
 	while (w->running) {
 		uint32_t nb = round_of(w, &knobs, prev);
 		uint64_t now = rte_rdtsc();

@@ -127,6 +127,9 @@ uint64_t vfwd_napi_after_round(struct vfwd_worker *w, const struct vfwd_knobs *k
 			       uint64_t now);
 /* Unregister the rx interrupts a worker armed (its own thread, at exit). */
 void vfwd_napi_release(struct vfwd_worker *w);
+/* On the worker's thread, before its first round: its timed sleeps end on
+ * time (a timer slack of 1 us instead of the kernel's 50). */
+void vfwd_napi_thread_init(void);
 /* Answers a snapshot request between rounds (vfwd_worker_main; tests). */
 void vfwd_worker_serve_snapshot(struct vfwd_worker *w);
 /* Whether anything waits in the worker's GRO tables, tx holds or backlog. */
