@@ -18,10 +18,17 @@ cycles), with vfwd's busy % and cycles/pkt beside it.
 
 A trial is feasible when it meets the target and lost no more than
 --max-loss-pct of what was sent. Search: the defaults first (the
-reference), then coordinate descent: knob by knob (rx-mode, its napi
-knobs, burst, tx batching), each candidate value tried with the others at
-the best so far, the best kept; passes until one changes nothing or the
-trials (--max-trials) or the time (--max-minutes) run out. Then the two
+reference), then coordinate descent (each candidate value of a knob tried
+with the others at the best so far, the best kept): for each rx mode its
+own knobs (busy-poll-us, defer-polls, sleep-max-us), from the defaults;
+from the best mode the knobs all modes have (burst, tx-batch,
+tx-flush-us); then passes over every knob until one changes nothing or
+the trials (--max-trials) or the time (--max-minutes) run out. CPU figures
+within 2 points, and p99 figures within 10%, count as equal: the other
+figure decides. A trial that misses by no more than 1.5x but would beat the
+defaults runs once more (a host's hiccup sets a short trial's p99), the
+better kept for the search; the confirmation's medians decide the choice,
+and the defaults stay unless a setting beats them there. Then the two
 best settings run --repeats more times each, interleaved, and the one with
 the better median wins (a lucky trial is not a result).
 
@@ -56,14 +63,18 @@ from vfwdtest import (Env, Telemetry, TestFailure, check, cpu_pct, gen_topology,
 NAPI = ("napi", "adaptive")
 SPACE = [
     ("rx-mode", ["poll", "napi", "adaptive"], lambda s: True),
-    ("busy-poll-us", [0, 10, 25, 50, 100, 200], lambda s: s["rx-mode"] == "napi"),
+    ("busy-poll-us", [0, 10, 25, 50, 100], lambda s: s["rx-mode"] == "napi"),
     ("defer-polls", [0, 4, 32, 128], lambda s: s["rx-mode"] == "napi"),
     ("sleep-max-us", [50, 200, 1000, 10000], lambda s: s["rx-mode"] in NAPI),
-    ("burst", [8, 16, 32, 64, 128], lambda s: True),
+    ("burst", [16, 32, 64, 128], lambda s: True),
     ("tx-batch", [1, 4, 16, 32], lambda s: True),
     ("tx-flush-us", [5, 20, 50, 100], lambda s: int(s["tx-batch"]) > 1),
     ("napi-weight", [16, 64, 256], lambda s: s["rx-mode"] in NAPI),
 ]
+SPACE_OF = {k: (v, f) for k, v, f in SPACE}
+# a mode's own knobs, searched first for each mode; then the ones all have
+MODE_KNOBS = ["busy-poll-us", "defer-polls", "sleep-max-us"]
+SHARED_KNOBS = ["burst", "tx-batch", "tx-flush-us"]
 KNOBS = [k for k, _, _ in SPACE]
 
 # What a reader would set for the same trade on vhost_net + tap (the twin
@@ -190,11 +201,23 @@ def knob_value(v):
     return v
 
 
+# CPU % figures closer than this are the same cost: /proc counts clock
+# ticks (100 a second: 0.4% of a 2.5 s window) and a polling thread reads
+# 99.6-100.2 from trial to trial
+CPU_TIE_PCT = 2.0
+# p99 figures within this share of each other are the same latency
+P99_TIE = 0.10
+# a trial that misses the target by no more than this factor, and would
+# beat the reference, is run a second time
+NEAR_MISS = 1.5
+
+
 class Search:
     def __init__(self, bench, args):
         self.b, self.args = bench, args
         self.trials = []
         self.seen = {}  # settings key -> metrics of its first trial
+        self.reference = None  # the defaults' metrics
         self.t0 = time.monotonic()
 
     def feasible(self, m):
@@ -205,17 +228,35 @@ class Search:
             return m["lat_p99"] <= a.p99_us
         return m["cpu_pct"] <= a.cpu_pct
 
-    def score(self, m):
-        """Smaller is better: a feasible trial by its objective (ties by the
-        other), an infeasible one after every feasible one, by how far it
-        misses."""
+    def miss(self, m):
+        """How far an infeasible trial is from the target (1 = on it)."""
         a = self.args
-        if self.feasible(m):
-            if a.p99_us is not None:
-                return (0, m["cpu_pct"], m["lat_p99"])
-            return (0, m["lat_p99"], m["cpu_pct"])
-        miss = (m["lat_p99"] / a.p99_us if a.p99_us is not None else m["cpu_pct"] / a.cpu_pct)
-        return (1, max(miss, 1.0) + max(0.0, m["loss_pct"] - a.max_loss_pct), 0)
+        r = m["lat_p99"] / a.p99_us if a.p99_us is not None else m["cpu_pct"] / a.cpu_pct
+        return max(r, 1.0) + max(0.0, m["loss_pct"] - a.max_loss_pct)
+
+    def better(self, m, n):
+        """Whether metrics m beat n: a feasible one beats an infeasible one;
+        two feasible ones by the objective, the other figure deciding a tie
+        (figures within the noise are a tie); two infeasible ones by how far
+        they miss."""
+        fm, fn = self.feasible(m), self.feasible(n)
+        if fm != fn:
+            return fm
+        if not fm:
+            return self.miss(m) < self.miss(n)
+        cpu_tie = abs(m["cpu_pct"] - n["cpu_pct"]) < CPU_TIE_PCT
+        p99_tie = abs(m["lat_p99"] - n["lat_p99"]) <= P99_TIE * max(m["lat_p99"], n["lat_p99"])
+        if self.args.p99_us is not None:
+            return m["cpu_pct"] < n["cpu_pct"] if not cpu_tie else m["lat_p99"] < n["lat_p99"]
+        return m["lat_p99"] < n["lat_p99"] if not p99_tie else m["cpu_pct"] < n["cpu_pct"]
+
+    def best_of(self, keyed):
+        """The best (key, metrics) of a list."""
+        best = keyed[0]
+        for k in keyed[1:]:
+            if self.better(k[1], best[1]):
+                best = k
+        return best
 
     def out_of_budget(self):
         a = self.args
@@ -232,66 +273,107 @@ class Search:
              "label": label_of(s, self.b.defaults), "metrics": m, "error": err}
         self.trials.append(t)
         if m:
-            log("%3d %-8s %-52s p99 %7.1f us  cpu %5.1f%%  busy %5.1f%%  loss %5.2f%%%s"
-                % (t["n"], phase, t["label"][:52], m["lat_p99"], m["cpu_pct"],
+            log("%3d %-13s %-48s p99 %7.1f us  cpu %5.1f%%  busy %5.1f%%  loss %5.2f%%%s"
+                % (t["n"], phase, t["label"][:48], m["lat_p99"], m["cpu_pct"],
                    m["busy_pct"] or 0, m["loss_pct"], "" if self.feasible(m) else "  (misses)"))
         else:
-            log("%3d %-8s %-52s failed: %s" % (t["n"], phase, t["label"][:52], err))
+            log("%3d %-13s %-48s failed: %s" % (t["n"], phase, t["label"][:48], err))
         return m
 
-    def descend(self):
-        best = dict(self.b.defaults)
-        seen = self.seen
-        m = self.run(best, "defaults")
-        check(m is not None, "the defaults' trial failed: %s" % self.trials[-1]["error"])
-        seen[key_of(best)] = m
-        self.reference = m
-        for rnd in range(1, 4):
-            changed = False
-            for knob, values, matters in SPACE:
-                if not matters(best):
+    def measure(self, s, phase):
+        """s's metrics: its first trial's, run now if it had none (None
+        when it failed or the budget is spent)."""
+        k = key_of(s)
+        if k not in self.seen:
+            if self.out_of_budget():
+                return None
+            m = self.run(s, phase)
+            if m is None:
+                return None
+            # a near miss that would be cheaper (or faster) than the
+            # reference gets a second trial, the better one kept: one
+            # scheduling hiccup of the host sets a 3 s trial's p99 here.
+            # The confirmation's medians judge it fairly later.
+            if (not self.feasible(m) and self.miss(m) <= NEAR_MISS and
+                    self.cheaper(m, self.reference) and not self.out_of_budget()):
+                again = self.run(s, "retry")
+                if again is not None and self.better(again, m):
+                    m = again
+            self.seen[k] = m
+        return self.seen[k]
+
+    def cheaper(self, m, ref):
+        """Whether m would beat ref on the objective alone."""
+        if ref is None:
+            return False
+        if self.args.p99_us is not None:
+            return m["cpu_pct"] < ref["cpu_pct"] - CPU_TIE_PCT
+        return m["lat_p99"] < (1 - P99_TIE) * ref["lat_p99"]
+
+    def coordinate(self, start, knobs, phase):
+        """Coordinate descent from start over knobs (those that matter in
+        the settings reached), one pass: each knob's values tried with the
+        others at the best so far. Returns the best settings."""
+        best = dict(start)
+        cur = self.measure(best, phase)
+        if cur is None:
+            return best
+        for knob in knobs:
+            values, matters = SPACE_OF[knob]
+            if not matters(best):
+                continue
+            pick = best[knob]
+            for v in values:
+                if str(v) == str(best[knob]):
                     continue
-                cur = seen[key_of(best)]
-                pick = best[knob]
-                for v in values:
-                    if str(v) == str(best[knob]):
-                        continue
-                    if self.out_of_budget():
-                        return best
-                    s = dict(best, **{knob: v})
-                    if key_of(s) in seen:
-                        m = seen[key_of(s)]
-                    else:
-                        m = self.run(s, "pass %d" % rnd)
-                        if m is None:
-                            continue
-                        seen[key_of(s)] = m
-                    if self.score(m) < self.score(cur):
-                        cur, pick = m, v
-                if str(pick) != str(best[knob]):
-                    best[knob] = pick
-                    changed = True
-            if not changed:
+                m = self.measure(dict(best, **{knob: v}), phase)
+                if m is not None and self.better(m, cur):
+                    cur, pick = m, v
+            best[knob] = pick
+        return best
+
+    def descend(self):
+        """Each rx mode with its own knobs from the defaults (a mode whose
+        defaults miss may still meet the target with its knobs turned: a
+        descent over all knobs at once would never turn them); then the
+        knobs every mode has, from the best mode; then passes over all of
+        them while the budget lasts."""
+        d = self.b.defaults
+        m = self.measure(d, "defaults")
+        check(m is not None, "the defaults' trial failed: %s" % self.trials[-1]["error"])
+        self.reference = m
+        ends = []
+        for mode in ("poll",) + NAPI:
+            s = self.coordinate(dict(d, **{"rx-mode": mode}), MODE_KNOBS, "mode " + mode)
+            if key_of(s) in self.seen:
+                ends.append((s, self.seen[key_of(s)]))
+        best = self.best_of(ends)[0]
+        best = self.coordinate(best, SHARED_KNOBS, "shared")
+        for rnd in (1, 2):
+            if self.out_of_budget():
                 break
+            nxt = self.coordinate(best, KNOBS, "pass %d" % rnd)
+            if key_of(nxt) == key_of(best):
+                break
+            best = nxt
         return best
 
     def confirm(self):
         """The two best settings (and the defaults) again, interleaved: the
         medians decide."""
-        ranked = sorted(((self.score(m), k) for k, m in self.seen.items()), key=lambda x: x[0])
-        top = []
-        for _, k in ranked:
-            if k not in top:
-                top.append(k)
-            if len(top) == 2:
-                break
+        ranked = []
+        for k, m in self.seen.items():
+            i = 0
+            while i < len(ranked) and not self.better(m, ranked[i][1]):
+                i += 1
+            ranked.insert(i, (k, m))
+        top = [k for k, _ in ranked[:2]]
         dkey = key_of(self.b.defaults)
         cands = top + ([dkey] if dkey not in top else [])
         runs = {k: [] for k in cands}
         for rep in range(self.args.repeats):
             for k in (cands if rep % 2 == 0 else list(reversed(cands))):
-                s = dict(zip(KNOBS, k))
-                m = self.run(s, "repeat")
+                m = self.run(dict(zip(KNOBS, k)), "repeat")
                 if m:
                     runs[k].append(m)
         med = {}
@@ -302,7 +384,11 @@ class Search:
                                     "mpps")}
                 med[k]["busy_pct"] = statistics.median(m["busy_pct"] or 0 for m in ms)
                 med[k]["runs"] = len(ms)
-        choice = min((k for k in top if k in med), key=lambda k: self.score(med[k]), default=None)
+        # the defaults stay unless a setting beats them on the medians
+        picks = [(k, med[k]) for k in [dkey] + top if k in med]
+        choice = self.best_of(picks)[0] if picks else None
+        if choice is not None and not self.feasible(med[choice]):
+            choice = None
         return choice, med
 
 
