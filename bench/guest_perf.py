@@ -411,8 +411,8 @@ class Session:
         to_guest = dx.get("tx_good_packets", 0)
         from_guest = dx.get("rx_good_packets", 0)
         if self.kind == "vfwd":
-            # vfwd's port counters: net_vhost's on --vhost-path pmd,
-            # librte_vhost's per-vring ones on lib (net_vhost's stay 0)
+            # vfwd's port counters: net_vhost's on --vhost-path pmd, the
+            # workers' own per queue on lib (net_vhost's stay 0)
             p0, p1 = f0["ports"]["0"], f1["ports"]["0"]
             to_guest = p1["opackets"] - p0["opackets"]
             from_guest = p1["ipackets"] - p0["ipackets"]

@@ -13,6 +13,11 @@ cost is the CPU % of vfwd's polling threads from /proc over the middle of
 the run (what a sleeping napi worker saves shows there, not in busy
 cycles), with vfwd's busy % and cycles/pkt beside it.
 
+--load guest puts a QEMU Linux guest on the vhost port and a tap in a
+namespace on the other (bench/guest_perf.py, one boot for the search):
+a trial is --workload (request/response, `rr N`: N transactions in
+flight) and the latency its round trip through vfwd both ways.
+
     --p99-us N    the least CPU whose p99 is at most N us
     --cpu-pct N   the lowest p99 within N % CPU
 
@@ -22,15 +27,17 @@ reference), then coordinate descent (each candidate value of a knob tried
 with the others at the best so far, the best kept): for each rx mode its
 own knobs (busy-poll-us, defer-polls, sleep-max-us), from the defaults;
 from the best mode the knobs all modes have (burst, tx-batch,
-tx-flush-us); then passes over every knob until one changes nothing or
-the trials (--max-trials) or the time (--max-minutes) run out. CPU figures
+tx-flush-us); then up to two passes over every knob, until one changes
+nothing or the trials or the time (--max-minutes, the search's alone) run
+out. The two best settings and the defaults then run --repeats more
+times each, interleaved (within --max-trials: the search gets what the
+repeats leave). CPU figures
 within 2 points, and p99 figures within 10%, count as equal: the other
 figure decides. A trial that misses by no more than 1.5x but would beat the
 defaults runs once more (a host's hiccup sets a short trial's p99), the
 better kept for the search; the confirmation's medians decide the choice,
-and the defaults stay unless a setting beats them there. Then the two
-best settings run --repeats more times each, interleaved, and the one with
-the better median wins (a lucky trial is not a result).
+and the defaults stay unless a setting beats them there. The one with
+the better medians wins (a lucky trial is not a result).
 
 What it writes (--out, default /tmp/vfwd-tune-PID): tune.cmd, the chosen
 settings as a command file for `dpdk-vfwd --cmdline-file` (`start` and the
@@ -38,7 +45,8 @@ knobs), each with the kernel knob a reader would set for vhost_net + tap
 beside it (doc/modes.md); trials.md / trials.csv / trials.json, every
 trial. Run alone: it needs every CPU of the machine.
 
-Usage: bench/tune.py (--p99-us N | --cpu-pct N) [--rate 1000000] [--size 64]
+Usage: bench/tune.py (--p99-us N | --cpu-pct N) [--load gen|guest] [--workload "rr 1"]
+                     [--rate 1000000] [--size 64]
                      [--trial-secs 3] [--max-trials 40] [--max-minutes 30]
                      [--repeats 3] [--max-loss-pct 1] [--out DIR]
 """
@@ -193,6 +201,44 @@ class Bench:
         self.p.wait(20)
 
 
+class GuestBench:
+    """vfwd -i between a QEMU Linux guest and a tap (bench/guest_perf.py's
+    session, one boot for the whole search); a trial is one run of a guest
+    workload (request/response by default: its round trip is the latency,
+    both ways through vfwd and the guest's stack)."""
+
+    def __init__(self, env, args):
+        import guest_perf
+        ok, why = guest_perf.have_tools()
+        check(ok, why + " (usertools/setup.sh installs it)")
+        kind, _ = guest_perf.parse_workload(args.workload)[:2]
+        check(kind == "rr", "--workload '%s': the tuner's guest load is request/response "
+              "(rr N): its round trip is the latency" % args.workload)
+        self.args = args
+        self.sess = guest_perf.Session(env, "vfwd", list(range(ncpus())),
+                                       accel_kind=guest_perf.accel()[0])
+        self.defaults = {k: knob_value(self.sess.defaults[k]) for k in KNOBS}
+        self.current = self.sess.current
+
+    def trial(self, s):
+        sess, a = self.sess, self.args
+        sess.apply(s, KNOBS)
+        time.sleep(0.15)  # the knob handoff
+        g0, f0 = sess.guest_stat(), sess.fwd_snapshot()
+        res = sess.workload(a.workload, a.trial_secs)
+        g1, f1 = sess.guest_stat(), sess.fwd_snapshot()
+        g = sess.metrics(res, g0, g1, f0, f1)
+        m = {"cpu_pct": g["cpu_pct"], "loss_pct": 0.0, "mpps": None, "tps": g.get("tps"),
+             "cyc_pkt": g.get("cyc_pkt"), "g_irq_s": g.get("g_irq_s"),
+             "busy_pct": g["busy_pct"][0] if g.get("busy_pct") else None}
+        for q in ("p50", "p90", "p99", "p999"):
+            m["lat_" + q] = g["rtt_" + q]
+        return m
+
+    def close(self):
+        self.sess.close()
+
+
 def knob_value(v):
     if v is True:
         return "on"
@@ -267,8 +313,8 @@ class Search:
         try:
             m = self.b.trial(s)
             err = None
-        except TestFailure as e:
-            m, err = None, str(e).splitlines()[0][:200]
+        except Exception as e:  # a failed trial is a row of the table, not the end
+            m, err = None, ((str(e) or repr(e)).splitlines() or [repr(e)])[0][:200]
         t = {"n": len(self.trials) + 1, "phase": phase, "settings": dict(s),
              "label": label_of(s, self.b.defaults), "metrics": m, "error": err}
         self.trials.append(t)
@@ -280,26 +326,25 @@ class Search:
             log("%3d %-13s %-48s failed: %s" % (t["n"], phase, t["label"][:48], err))
         return m
 
-    def measure(self, s, phase):
+    def measure(self, s, phase, cur=None):
         """s's metrics: its first trial's, run now if it had none (None
-        when it failed or the budget is spent)."""
+        when it failed, then or before, or the budget is spent). cur: the
+        metrics s competes with (the defaults' if None)."""
         k = key_of(s)
         if k not in self.seen:
             if self.out_of_budget():
                 return None
             m = self.run(s, phase)
-            if m is None:
-                return None
-            # a near miss that would be cheaper (or faster) than the
-            # reference gets a second trial, the better one kept: one
-            # scheduling hiccup of the host sets a 3 s trial's p99 here.
-            # The confirmation's medians judge it fairly later.
-            if (not self.feasible(m) and self.miss(m) <= NEAR_MISS and
-                    self.cheaper(m, self.reference) and not self.out_of_budget()):
+            # a near miss that would beat what it competes with gets a
+            # second trial, the better one kept: one scheduling hiccup of
+            # the host sets a 3 s trial's p99 here. The confirmation's
+            # medians judge it fairly later.
+            if (m is not None and not self.feasible(m) and self.miss(m) <= NEAR_MISS and
+                    self.cheaper(m, cur or self.reference) and not self.out_of_budget()):
                 again = self.run(s, "retry")
                 if again is not None and self.better(again, m):
                     m = again
-            self.seen[k] = m
+            self.seen[k] = m  # None: failed, not tried again
         return self.seen[k]
 
     def cheaper(self, m, ref):
@@ -326,7 +371,7 @@ class Search:
             for v in values:
                 if str(v) == str(best[knob]):
                     continue
-                m = self.measure(dict(best, **{knob: v}), phase)
+                m = self.measure(dict(best, **{knob: v}), phase, cur)
                 if m is not None and self.better(m, cur):
                     cur, pick = m, v
             best[knob] = pick
@@ -345,7 +390,7 @@ class Search:
         ends = []
         for mode in ("poll",) + NAPI:
             s = self.coordinate(dict(d, **{"rx-mode": mode}), MODE_KNOBS, "mode " + mode)
-            if key_of(s) in self.seen:
+            if self.seen.get(key_of(s)) is not None:
                 ends.append((s, self.seen[key_of(s)]))
         best = self.best_of(ends)[0]
         best = self.coordinate(best, SHARED_KNOBS, "shared")
@@ -363,6 +408,8 @@ class Search:
         medians decide."""
         ranked = []
         for k, m in self.seen.items():
+            if m is None:
+                continue
             i = 0
             while i < len(ranked) and not self.better(m, ranked[i][1]):
                 i += 1
@@ -380,16 +427,24 @@ class Search:
         for k, ms in runs.items():
             if ms:
                 med[k] = {f: statistics.median(m[f] for m in ms)
-                          for f in ("cpu_pct", "lat_p50", "lat_p99", "lat_p999", "loss_pct",
-                                    "mpps")}
+                          for f in ("cpu_pct", "lat_p50", "lat_p99", "lat_p999", "loss_pct")}
                 med[k]["busy_pct"] = statistics.median(m["busy_pct"] or 0 for m in ms)
                 med[k]["runs"] = len(ms)
         # the defaults stay unless a setting beats them on the medians
+        # (none does when the defaults' own repeats all failed)
+        if dkey not in med:
+            return None, med
         picks = [(k, med[k]) for k in [dkey] + top if k in med]
         choice = self.best_of(picks)[0] if picks else None
         if choice is not None and not self.feasible(med[choice]):
             choice = None
         return choice, med
+
+
+def load_text(args):
+    if args.load == "guest":
+        return "a QEMU Linux guest and a tap, %s, latency = its round trip" % args.workload
+    return "dpdk-vfwd-gen UDP %d B vm->wire at %d pps, latency one-way" % (args.size, args.rate)
 
 
 def write_outputs(out, search, choice, med, args, commit):
@@ -403,7 +458,7 @@ def write_outputs(out, search, choice, med, args, commit):
         rows.append([t["n"], t["phase"], t["label"]] +
                     ["%.1f" % m[f] if m.get(f) is not None else "" for f in
                      ("lat_p50", "lat_p99", "lat_p999", "cpu_pct", "busy_pct", "loss_pct")] +
-                    ["%.3f" % m["mpps"] if m else "",
+                    ["%.3f" % m["mpps"] if m.get("mpps") is not None else "",
                      "%.0f" % m["cyc_pkt"] if m and m.get("cyc_pkt") else "",
                      ("yes" if search.feasible(m) else "no") if m else (t["error"] or "")])
     head = ["trial", "phase", "settings (vs defaults)", "p50 us", "p99 us", "p99.9 us",
@@ -413,14 +468,15 @@ def write_outputs(out, search, choice, med, args, commit):
         w.writerow(head)
         w.writerows(rows)
     with open(os.path.join(out, "trials.json"), "w") as f:
-        json.dump({"target": target, "rate": args.rate, "size": args.size,
+        json.dump({"target": target, "load": load_text(args), "rate": args.rate,
+                   "size": args.size,
                    "trial_secs": args.trial_secs, "commit": commit,
                    "defaults": b.defaults, "trials": search.trials,
                    "choice": dict(zip(KNOBS, choice)) if choice else None,
                    "confirmed": {" ".join(k): v for k, v in med.items()}}, f, indent=1)
     with open(os.path.join(out, "trials.md"), "w") as f:
-        f.write("Tuner, target %s, UDP %d B vm->wire at %d pps, %s s a trial, commit %s\n\n"
-                % (target, args.size, args.rate, args.trial_secs, commit))
+        f.write("Tuner, target %s, %s, %s s a trial, commit %s\n\n"
+                % (target, load_text(args), args.trial_secs, commit))
         f.write("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n")
         for r in rows:
             f.write("| " + " | ".join(str(x) for x in r) + " |\n")
@@ -433,10 +489,10 @@ def write_outputs(out, search, choice, med, args, commit):
                        " (chosen)" if k == choice else "", v["runs"], v["lat_p50"],
                        v["lat_p99"], v["lat_p999"], v["cpu_pct"], v["busy_pct"], v["loss_pct"]))
     with open(os.path.join(out, "tune.cmd"), "w") as f:
-        f.write("# dpdk-vfwd settings from bench/tune.py %s (UDP %d B at %d pps), commit %s.\n"
+        f.write("# dpdk-vfwd settings from bench/tune.py %s (%s), commit %s.\n"
                 "#   dpdk-vfwd ... -- --cmdline-file tune.cmd [-i]\n"
                 "# Each knob with its kernel twin for vhost_net + tap above it.\n"
-                % (target, args.size, args.rate, commit))
+                % (target, load_text(args), commit))
         if choice is None:
             f.write("# no setting met the target: the defaults stay\n")
         s = dict(zip(KNOBS, choice)) if choice else dict(b.defaults)
@@ -460,6 +516,11 @@ def main(argv=None):
     tgt = ap.add_mutually_exclusive_group(required=True)
     tgt.add_argument("--p99-us", type=float, help="least CPU with a p99 at most this")
     tgt.add_argument("--cpu-pct", type=float, help="lowest p99 within this CPU %%")
+    ap.add_argument("--load", choices=("gen", "guest"), default="gen",
+                    help="gen: dpdk-vfwd-gen's UDP vm->wire at --rate; guest: a QEMU Linux "
+                         "guest and a tap, --workload")
+    ap.add_argument("--workload", default="rr 1",
+                    help="--load guest: request/response with N in flight (rr N)")
     ap.add_argument("--rate", type=int, default=1000000, help="pps, UDP vm->wire")
     ap.add_argument("--size", type=int, default=64)
     ap.add_argument("--trial-secs", type=float, default=3.0)
@@ -471,25 +532,31 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if (args.p99_us is not None and args.p99_us <= 0) or \
             (args.cpu_pct is not None and args.cpu_pct <= 0) or args.trial_secs < 1 or \
-            args.max_trials < 2 or args.repeats < 1 or args.rate <= 0:
-        ap.error("targets, --rate and --repeats must be > 0, --trial-secs >= 1, "
-                 "--max-trials >= 2")
+            args.repeats < 1 or args.rate <= 0:
+        ap.error("targets, --rate and --repeats must be > 0, --trial-secs >= 1")
+    if args.max_trials < 2 + 3 * args.repeats:
+        ap.error("--max-trials %d: the confirmation alone takes up to 3 x --repeats (%d), and "
+                 "the search at least 2" % (args.max_trials, 3 * args.repeats))
     commit = commit_of()
     # the search's own share of the trials: what the repeats do not take
     repeats_cost = 3 * args.repeats
     search_args = argparse.Namespace(**vars(args))
-    search_args.max_trials = max(2, args.max_trials - repeats_cost)
+    search_args.max_trials = args.max_trials - repeats_cost
+    choice, med = None, {}
     with Env("tune") as env:
-        bench = Bench(env, args)
+        bench = GuestBench(env, args) if args.load == "guest" else Bench(env, args)
+        s = Search(bench, search_args)
         try:
-            s = Search(bench, search_args)
             best = s.descend()
             log("search done after %d trials, best so far: %s"
                 % (len(s.trials), label_of(best, bench.defaults)))
             choice, med = s.confirm()
         finally:
-            bench.close()
-    write_outputs(args.out, s, choice, med, args, commit)
+            # what ran is written even when the search did not end
+            try:
+                bench.close()
+            finally:
+                write_outputs(args.out, s, choice, med, args, commit)
     ref = med.get(key_of(bench.defaults))
     if choice:
         c = med[choice]

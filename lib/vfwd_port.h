@@ -38,7 +38,9 @@ enum vfwd_vhost_path {
  * port's counters there (net_vhost counts nothing on this path, and
  * librte_vhost only with --vhost-xstats on). Written only by the one
  * worker that polls (rx) or sends on (tx) the queue, through a const view
- * of the port state (the cast in vfwd_vhost_path.c); read by control. */
+ * of the port state (the cast in vfwd_vhost_path.c); read by control and
+ * the telemetry thread as the per-lcore stats are (aligned 64-bit words:
+ * a read sees the value before or after an add, never a torn one). */
 struct vfwd_vhost_qcount {
 	uint64_t pkts, bytes;
 } __rte_cache_aligned;

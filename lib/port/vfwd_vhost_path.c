@@ -199,9 +199,12 @@ lib_stats(struct vfwd_port_state *st, struct rte_eth_stats *out, uint16_t nb_rxq
 {
 	struct vfwd_vhost_counts c, zero;
 
-	queue_counts(st, &c);
+	/* the zero before the counts, both under the lock: a clear between
+	 * them would leave a zero above the counts read (a wrapped figure);
+	 * this way the counts, which only grow, are never below it */
 	pthread_mutex_lock(&st->lib_lock);
 	zero = st->lib_cleared;
+	queue_counts(st, &c);
 	pthread_mutex_unlock(&st->lib_lock);
 	for (uint16_t q = 0; q < VFWD_MAX_QUEUES; q++) {
 		c.rxq_pkts[q] -= zero.rxq_pkts[q];
