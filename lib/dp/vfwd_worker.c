@@ -54,6 +54,7 @@ vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id, const struct vfwd
 	w->streams = streams;
 	for (uint16_t i = 0; i < pl->nb_streams; i++) {
 		streams[i].notify.vid = -1;
+		streams[i].intr_fd = -1; /* napi registers it */
 		streams[i].notify.nb_pending = &w->notify_nb_pending;
 		streams[i].notify.stats = streams[i].stats;
 	}

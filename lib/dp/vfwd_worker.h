@@ -31,6 +31,10 @@ struct vfwd_worker_stream {
 	struct vfwd_tx_hold *hold;       /* tx batching (vfwd_worker_queues_init) */
 	uint32_t backlog_pending;        /* deferred: its packets on the backlog */
 	uint32_t intr_gen;               /* napi: conn_gen registered, +1 (0: never) */
+	/* napi, a queue whose interrupt is its fd turning readable (net_tap):
+	 * the fd, and the signal its PMD reads it on (see wire_fd_ready);
+	 * set when registered, -1 / 0 for none */
+	int intr_fd, intr_sig;
 	/* deferred: its rx queue came back empty at its last visit (its own
 	 * "queue empty" for GRO and tx holds, see backlog_flush_streams) */
 	uint8_t rx_idle;

@@ -303,3 +303,38 @@ def test_deferred_backlog_overflow_is_counted():
         check(d["rx_pkts"] == d["tx_pkts"] + d["drops"], d)
         # the rest reached the vhost tx side: no guest there, so peer-down
         check(d["drop_peer_down"] == tot["backlog_deq"], d)
+
+
+def test_napi_request_response_through_a_tap_never_waits_out_a_sleep():
+    """napi between a real Linux guest and a tap, one request in flight: each
+    request from the tap arrives to a sleeping lcore and must wake it.
+    net_tap reads its fd only after its real-time signal ran (sent with each
+    packet to any thread of the process), so a wake by the fd alone used to
+    poll nothing and sleep again, the request waiting the whole
+    --sleep-max-us (40% of them, 10 ms each, at the default). With the
+    sleep at 100 ms, that would be a p90 of 100 ms and a few transactions
+    a second."""
+    import sys
+    from vfwdtest import ROOT, ncpus, vfwd_snapshot
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import guest_perf
+    ok, why = guest_perf.have_tools()
+    check(ok, why + " (usertools/setup.sh installs it)")
+    with Env("napi-rr") as env:
+        sess = guest_perf.Session(env, "vfwd", list(range(ncpus())),
+                                  accel_kind=guest_perf.accel()[0])
+        try:
+            sess.apply({"rx-mode": "napi", "sleep-max-us": 100000},
+                       ["rx-mode", "sleep-max-us"])
+            time.sleep(0.2)
+            r = sess.workload("rr 1", 3)
+            snap = vfwd_snapshot(sess.tel)
+            lc = {k: sum(x[k] for x in snap.values()) for k in ("sleeps", "wakeups_intr")}
+        finally:
+            sess.close()
+        print("     napi, rr 1: %.0f trans/s, p50 %d us, p90 %d us, p99 %d us; %d sleeps, "
+              "%d woken by an interrupt" % (r["tps"], r["rtt_p50"], r["rtt_p90"], r["rtt_p99"],
+                                            lc["sleeps"], lc["wakeups_intr"]))
+        check(lc["sleeps"] > 0 and lc["wakeups_intr"] > 0, "napi never slept: %s" % lc)
+        check(r["rtt_p90"] < 50000 and r["tps"] >= 50,
+              "requests waited out napi's 100 ms sleep: %s" % r)
