@@ -48,9 +48,8 @@ vfwd_parse_seconds(const char *s, double max, double *out)
 	return 0;
 }
 
-/* One of the words in a NULL-terminated list; returns its index or -1. */
-static int
-parse_word(const char *s, const char *const *words)
+int
+vfwd_parse_word(const char *s, const char *const *words)
 {
 	for (int i = 0; words[i] != NULL; i++)
 		if (strcmp(s, words[i]) == 0)
@@ -84,7 +83,7 @@ static const char *const notify_modes[] = {"immediate", "coalesce", "adaptive", 
 #define WORD_KNOB(fn, field, words, type)                                                 \
 	static int set_##fn(struct vfwd_options *o, const char *val)                      \
 	{                                                                                 \
-		int i = parse_word(val, words);                                           \
+		int i = vfwd_parse_word(val, words);                                           \
 		if (i < 0)                                                                \
 			return -EINVAL;                                                   \
 		o->field = (type)i;                                                       \

@@ -52,5 +52,7 @@ int vfwd_knob_set(struct vfwd_options *o, const char *name, const char *val, con
 /* Parsers shared with options.c. */
 int vfwd_parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out);
 int vfwd_parse_seconds(const char *s, double max, double *out);
+/* One of the words in a NULL-terminated list: its index, or -1. */
+int vfwd_parse_word(const char *s, const char *const *words);
 
 #endif

@@ -371,25 +371,28 @@ vfwd_options_parse(int argc, char **argv, struct vfwd_options *o, char *err, siz
 		case 'i':
 			o->interactive = true;
 			break;
-		case OPT_VHOST_PATH:
-			if (strcmp(optarg, "pmd") == 0)
-				o->vhost_path = VFWD_VHOST_PATH_PMD;
-			else if (strcmp(optarg, "lib") == 0)
-				o->vhost_path = VFWD_VHOST_PATH_LIB;
-			else
+		case OPT_VHOST_PATH: {
+			/* in enum vfwd_vhost_path's order */
+			static const char *const paths[] = {"pmd", "lib", NULL};
+			int i = vfwd_parse_word(optarg, paths);
+
+			if (i < 0)
 				return fail(err, errlen, "--vhost-path '%s': expected pmd or lib",
 					    optarg);
+			o->vhost_path = (enum vfwd_vhost_path)i;
 			break;
-		case OPT_VHOST_XSTATS:
-			if (strcmp(optarg, "on") == 0)
-				o->vhost_xstats = true;
-			else if (strcmp(optarg, "off") == 0)
-				o->vhost_xstats = false;
-			else
+		}
+		case OPT_VHOST_XSTATS: {
+			static const char *const off_on[] = {"off", "on", NULL};
+			int i = vfwd_parse_word(optarg, off_on);
+
+			if (i < 0)
 				return fail(err, errlen, "--vhost-xstats '%s': expected on or off",
 					    optarg);
+			o->vhost_xstats = i;
 			vhost_xstats_given = true;
 			break;
+		}
 		case OPT_SOCKET_MODE: {
 			char *end;
 			unsigned long m;
