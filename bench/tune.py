@@ -61,6 +61,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test"))
+sys.path.insert(0, HERE)
+import perf  # noqa: E402
 import vfwdtest  # noqa: E402
 from vfwdtest import (Env, Telemetry, TestFailure, check, cpu_pct, gen_topology,  # noqa: E402
                       ncpus, thread_cpu_ticks, vfwd_cost, vfwd_snapshot)
@@ -181,13 +183,11 @@ class Bench:
             rep = g.last_json()
         finally:
             g.stop(20)
-        d = next(iter(rep["dirs"].values()))
-        m = {"cpu_pct": cpu_pct(snap_a[0], snap_b[0], snap_b[1] - snap_a[1]),
-             "mpps": d["pps"] / 1e6,
-             "loss_pct": 100.0 * d["lost"] / d["sent"] if d["sent"] else 100.0}
-        for q in ("p50", "p90", "p99", "p999"):
-            m["lat_" + q] = d["latency_us"][q]
-        m.update(vfwd_cost(snap_a[2], snap_b[2]))
+        cost = {"cpu_pct": cpu_pct(snap_a[0], snap_b[0], snap_b[1] - snap_a[1])}
+        cost.update(vfwd_cost(snap_a[2], snap_b[2]))
+        m = perf.metrics_of(rep, cost)
+        if not any(d["sent"] for d in rep["dirs"].values()):
+            m["loss_pct"] = 100.0  # nothing sent: no result, not a lossless one
         m["busy_pct"] = m["busy_pct"][0] if m["busy_pct"] else None
         return m
 
@@ -221,13 +221,9 @@ class GuestBench:
         self.current = self.sess.current
 
     def trial(self, s):
-        sess, a = self.sess, self.args
-        sess.apply(s, KNOBS)
-        time.sleep(0.15)  # the knob handoff
-        g0, f0 = sess.guest_stat(), sess.fwd_snapshot()
-        res = sess.workload(a.workload, a.trial_secs)
-        g1, f1 = sess.guest_stat(), sess.fwd_snapshot()
-        g = sess.metrics(res, g0, g1, f0, f1)
+        a = self.args
+        g = self.sess.run_cell({"knobs": s, "point": {"workload": a.workload}}, KNOBS,
+                               a.trial_secs)
         m = {"cpu_pct": g["cpu_pct"], "loss_pct": 0.0, "mpps": None, "tps": g.get("tps"),
              "cyc_pkt": g.get("cyc_pkt"), "g_irq_s": g.get("g_irq_s"),
              "busy_pct": g["busy_pct"][0] if g.get("busy_pct") else None}
