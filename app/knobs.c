@@ -106,6 +106,7 @@ UINT_KNOB(sleep_max_us, knobs.sleep_max_us, 1, 100000)
 UINT_KNOB(busy_poll_us, knobs.busy_poll_us, 0, 1000000)
 UINT_KNOB(tx_batch, knobs.tx_batch, 1, VFWD_MAX_TX_BATCH)
 UINT_KNOB(tx_flush_us, knobs.tx_flush_us, 0, 1000000)
+WORD_KNOB(tx_hold_idle, knobs.tx_hold_idle, on_off, bool)
 UINT_KNOB(vq_weight_pkts, knobs.vq_weight_pkts, 0, 65535)
 UINT_KNOB(vq_weight_bytes, knobs.vq_weight_bytes, 0, 1u << 30)
 UINT_KNOB(backlog, backlog, 1, 1u << 20)
@@ -246,6 +247,12 @@ const struct vfwd_knob vfwd_knobs[] = {
 	 VFWD_APPLY_LIVE, set_tx_batch, get_tx_batch},
 	{"tx-flush-us", "0..1000000", "50", "tx batching: send what waited this long (us)",
 	 VFWD_APPLY_LIVE, set_tx_flush_us, get_tx_flush_us},
+	/* off: vhost_net (a batch goes when the ring has no more); on: OVS's
+	 * tx-flush-interval */
+	{"tx-hold-idle", "on|off", "off",
+	 "tx batching: keep the hold through polls that find nothing, until tx-batch or "
+	 "tx-flush-us (off: send it when the rx side runs empty)",
+	 VFWD_APPLY_LIVE, set_tx_hold_idle, get_tx_hold_idle},
 	/* VHOST_NET_PKT_WEIGHT */
 	{"vq-weight-pkts", "0..65535", "256", "the most a vhost queue gives per visit (0: no cap)",
 	 VFWD_APPLY_LIVE, set_vq_weight_pkts, get_vq_weight_pkts},

@@ -90,6 +90,7 @@ struct vfwd_knobs {
 	uint32_t sleep_max_us;    /* napi: longest sleep (interrupts wake it earlier) */
 	uint16_t tx_batch;        /* hold tx until this many wait (1: send each burst) */
 	uint32_t tx_flush_us;     /* ... or the oldest waited this long */
+	bool tx_hold_idle;        /* ... and not when the rx side ran empty */
 	uint16_t vq_weight_pkts;  /* the most a vhost queue gives per visit (0: no cap) */
 	uint32_t vq_weight_bytes; /* ... in bytes (0: no cap) */
 	uint8_t notify;           /* enum vfwd_notify_mode */

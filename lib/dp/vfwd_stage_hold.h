@@ -32,7 +32,9 @@ held_out(struct vfwd_worker_stream *ws, struct vfwd_dir_stats *d, uint32_t n)
 
 /* Tx batching (vhost_net's tx batching / OVS tx-flush-interval twin): the
  * hold goes out when tx_batch packets wait (in sends of tx_batch), when the
- * oldest waited tx_flush_us or when the stream's rx ran empty. */
+ * oldest waited tx_flush_us or when the stream's rx ran empty (vhost_net
+ * sends its batch when the ring has no more; OVS keeps it for the
+ * interval: tx_hold_idle). */
 static inline void
 hold_flush(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_knobs *k,
 	   uint64_t now, struct vfwd_dir_stats *d)
@@ -100,8 +102,8 @@ send_burst(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k,
 	}
 }
 
-/* After a visit: send the hold if the rx side ran empty, its time is up,
- * or batching was switched off. */
+/* After a visit: send the hold if the rx side ran empty (unless the hold
+ * outlasts idle polls), its time is up, or batching was switched off. */
 static inline void
 hold_check(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool rx_empty,
 	   uint64_t now, struct vfwd_dir_stats *d)
@@ -110,12 +112,26 @@ hold_check(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, bool r
 
 	if (h == NULL || h->n == 0)
 		return;
-	if (rx_empty || k->tx_batch <= 1)
+	if ((rx_empty && !k->tx_hold_idle) || k->tx_batch <= 1)
 		d->tx_flush_empty++;
 	else if (now - h->since_tsc >= w->tx_flush_tsc)
 		d->tx_flush_timer++;
 	else
 		return;
+	hold_flush(w, &w->streams[i], k, now, d);
+}
+
+/* At exit: the hold goes whatever the knobs say (counted as an empty rx's
+ * flush: nothing more comes). */
+static inline void
+hold_send_all(struct vfwd_worker *w, uint16_t i, const struct vfwd_knobs *k, uint64_t now,
+	      struct vfwd_dir_stats *d)
+{
+	struct vfwd_tx_hold *h = w->streams[i].hold;
+
+	if (h == NULL || h->n == 0)
+		return;
+	d->tx_flush_empty++;
 	hold_flush(w, &w->streams[i], k, now, d);
 }
 

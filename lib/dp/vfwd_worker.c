@@ -450,7 +450,7 @@ drain_all(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now)
 		if (s->dir == VFWD_DIR_WIRE_TO_VM)
 			while (vfwd_gro_held(&w->streams[i].off.gro))
 				flush_held(w, i, knobs, true, now, d);
-		hold_check(w, i, knobs, true, now, d); /* as if rx ran empty */
+		hold_send_all(w, i, knobs, now, d);
 	}
 	/* and the guest hears of all it got */
 	if (w->notify_nb_pending)

@@ -17,7 +17,7 @@
 
 #include "knobs.h"
 
-#define EXPECTED_NB_KNOBS 28
+#define EXPECTED_NB_KNOBS 29
 _Static_assert(VFWD_MAX_PIPE == 16, "the pipeline values below assume 16");
 
 enum spec_kind {
@@ -71,6 +71,7 @@ static const struct knob_spec knob_specs[] = {
 	{"pipeline", SPEC_PIPELINE, VFWD_APPLY_RESTART, 0, 0, 1, VFWD_MAX_PIPE, NULL, 0},
 	SPEC_U("tx-batch", VFWD_APPLY_LIVE, knobs.tx_batch, 1, 512, 1),
 	SPEC_U("tx-flush-us", VFWD_APPLY_LIVE, knobs.tx_flush_us, 0, 1000000, 50),
+	SPEC_W("tx-hold-idle", VFWD_APPLY_LIVE, knobs.tx_hold_idle, spec_on_off, 0),
 	SPEC_U("vq-weight-pkts", VFWD_APPLY_LIVE, knobs.vq_weight_pkts, 0, 65535, 256),
 	SPEC_U("vq-weight-bytes", VFWD_APPLY_LIVE, knobs.vq_weight_bytes, 0, 1073741824, 524288),
 	SPEC_W("notify", VFWD_APPLY_LIVE, knobs.notify, spec_notify_modes, 0),

@@ -1032,6 +1032,43 @@ latency_tx_hold_waits_by_the_clock(void)
 	worker_teardown(1);
 }
 
+/* tx-hold-idle on (OVS's tx-flush-interval): a lone packet stays in the
+ * hold through polls that find nothing and goes by the timer, 200 us
+ * after it came; off, the first empty poll sends it. */
+static void
+latency_tx_hold_idle_waits_out_the_timer(void)
+{
+	static const uint8_t dirs[] = {VFWD_DIR_VM_TO_WIRE};
+	struct vfwd_knobs k = lean_knobs();
+	const struct vfwd_dir_stats *d;
+	uint64_t t0 = lat_clock_base();
+
+	k.tx_batch = 32;
+	k.tx_flush_us = 200;
+	k.tx_hold_idle = true;
+	k.latency = true;
+	worker_setup(1, dirs, &k, 0);
+	d = &worker->stats.dir[VFWD_DIR_VM_TO_WIRE];
+	vfwd_worker_set_latency_field(worker, vfwd_latency_field_register());
+	feed_udp(0, 1);
+	for (unsigned int i = 0; i <= 4; i++) {
+		vfwd_worker_round(worker, &k, t0 + us_to_tsc(50 * i));
+		CHECK(drain_tx(0, NULL) == (i < 4 ? 0 : 1));
+	}
+	CHECK(d->tx_flush_timer == 1 && d->tx_flush_empty == 0);
+	CHECK(lat_of(VFWD_LAT_TX_HOLD)->count == 1);
+	CHECK(lat_of(VFWD_LAT_TX_HOLD)->sum_tsc == us_to_tsc(200));
+
+	k.tx_hold_idle = false;
+	feed_udp(0, 1);
+	vfwd_worker_round(worker, &k, t0 + us_to_tsc(300));
+	CHECK(drain_tx(0, NULL) == 0);
+	vfwd_worker_round(worker, &k, t0 + us_to_tsc(310));
+	CHECK(drain_tx(0, NULL) == 1 && d->tx_flush_empty == 1);
+	CHECK(lat_of(VFWD_LAT_TX_HOLD)->sum_tsc == us_to_tsc(210));
+	worker_teardown(1);
+}
+
 /* Latency off: nothing stamped or counted. Switched on while two
  * packets wait in the hold: those (stamped before, or never) are not
  * counted when they go, the three after are. */
@@ -1256,6 +1293,7 @@ main(int argc, char **argv)
 	RUN(running_worker_takes_knobs_and_snapshots);
 	RUN(gated_port_waits_for_its_link);
 	RUN(latency_tx_hold_waits_by_the_clock);
+	RUN(latency_tx_hold_idle_waits_out_the_timer);
 	RUN(latency_counts_only_what_went_in_while_on);
 	RUN(latency_gro_hold_bounded_by_its_flush);
 	RUN(no_mbuf_leaked);
