@@ -137,7 +137,8 @@
 	X(BACKLOG, backlog, "deferred delivery: on the backlog, from the visit that put it there to the drain") \
 	X(RING, ring, "pipeline: on a work lcore's ring, from the rx lcore's put to the work lcore's take") \
 	X(TX_HOLD, tx_hold, "tx batching: in the stream's tx hold, until its batch was sent") \
-	X(TX_WAIT, tx_wait, "tx: retrying a full ring, the packets its first send did not take")
+	X(TX_WAIT, tx_wait, "tx: retrying a full ring, the packets its first send did not take") \
+	X(NAPI_WAKE, napi_wake, "napi: after a sleep, from the kick or interrupt that woke the lcore (its run-queue wait included; after a timed nap, the nap's start: an upper bound) to the poll that took the packets")
 
 #define VFWD_LAT_ENUM(e, name, help) VFWD_LAT_##e,
 enum vfwd_lat_stage {

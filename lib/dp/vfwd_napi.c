@@ -14,13 +14,16 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_epoll.h>
 #include <rte_ethdev.h>
 
+#include "vfwd_latency.h"
 #include "vfwd_worker.h"
 
 /* adaptive: napi below 5 packets per poll, poll above 10 (averaged x16) */
@@ -170,13 +173,76 @@ queues_busy(const struct vfwd_worker *w)
 	return false;
 }
 
+/* What the packets of the rounds after a sleep waited for (napi_wake,
+ * --latency on): since a kick or an interrupt woke the lcore, until the
+ * first round that takes any; since a timed sleep began, in the first
+ * round after it only (a later packet came while the lcore was awake). */
+enum vfwd_napi_wake {
+	NAPI_WAKE_NONE,
+	NAPI_WAKE_KICK,
+	NAPI_WAKE_TIMED,
+};
+
+/* The thread's run delay so far in ns, schedstat's second field: how long
+ * it was runnable and not running. 0 when there is none to read. */
+static uint64_t
+run_delay_ns(const struct vfwd_worker *w)
+{
+	char buf[96], *end;
+	ssize_t n;
+
+	if (w->run_delay_fd < 0)
+		return 0;
+	n = pread(w->run_delay_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	(void)strtoull(buf, &end, 10);
+	return strtoull(end, NULL, 10);
+}
+
+/* A sleep that began at slept ended at woke. A kick or interrupt made the
+ * thread runnable before epoll returned, by the run delay it gained while
+ * asleep (what the scheduler took to give it a CPU): the wait starts
+ * there. A timed sleep tells nothing of when a packet came, only that it
+ * was not there at the start. */
+static void
+wake_note(struct vfwd_worker *w, bool by_intr, uint64_t slept, uint64_t woke,
+	  uint64_t run_delay_before)
+{
+	if (by_intr) {
+		uint64_t run_delay = run_delay_ns(w);
+		uint64_t queued = run_delay > run_delay_before
+					  ? (run_delay - run_delay_before) * w->tsc_per_us / 1000
+					  : 0;
+
+		w->wake_from_tsc = woke - RTE_MIN(queued, woke - slept);
+		w->wake_wait = NAPI_WAKE_KICK;
+	} else {
+		w->wake_from_tsc = slept;
+		w->wake_wait = NAPI_WAKE_TIMED;
+	}
+}
+
+/* The round that began at start after a sleep took nb packets. */
+static void
+wake_take(struct vfwd_worker *w, uint32_t nb, uint64_t start)
+{
+	if (nb && w->lat_on && w->wake_from_tsc >= w->lat_since)
+		vfwd_lat_add_n(&w->stats.lat[VFWD_LAT_NAPI_WAKE],
+			       start > w->wake_from_tsc ? start - w->wake_from_tsc : 0, nb);
+	if (nb || w->wake_wait == NAPI_WAKE_TIMED)
+		w->wake_wait = NAPI_WAKE_NONE;
+}
+
 static uint64_t
 sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 {
 	struct vfwd_lcore_stats *st = &w->stats;
 	bool armed[VFWD_MAX_STREAMS];
 	unsigned int naps, down, n = arm(w, armed, &naps, &down);
-	uint64_t after;
+	uint64_t after, run_delay = w->lat_on ? run_delay_ns(w) : 0;
+	bool by_intr = false;
 	uint32_t us;
 
 	st->sleeps++;
@@ -207,6 +273,7 @@ sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 		int nev = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, MAX_EVENTS, (int)(us / 1000));
 
 		if (nev > 0) {
+			by_intr = true;
 			st->wakeups_intr++;
 			for (int e = 0; e < nev; e++) {
 				if (ev[e].epdata.data == INTR_TAG_GUEST) {
@@ -221,11 +288,13 @@ sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 	disarm(w, armed);
 	after = rte_rdtsc();
 	st->sleep_tsc += after - now;
+	if (w->lat_on)
+		wake_note(w, by_intr, now, after, run_delay);
 	return after;
 }
 
 void
-vfwd_napi_thread_init(void)
+vfwd_napi_thread_init(struct vfwd_worker *w)
 {
 	/* Linux ends a normal thread's timed sleep up to its timer slack
 	 * late, 50 us by default: a 16 us nap took 102 us on average here
@@ -233,6 +302,8 @@ vfwd_napi_thread_init(void)
 	 * napping port waits. The napi sleeps' latency is the knobs' to set
 	 * (sleep-max-us), not the scheduler's rounding. */
 	(void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+	/* this thread's: the fd stays bound to the thread that opened it */
+	w->run_delay_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 }
 
 void
@@ -248,13 +319,19 @@ vfwd_napi_release(struct vfwd_worker *w)
 		w->streams[i].intr_gen = 0;
 		w->streams[i].intr_fd = -1;
 	}
+	if (w->run_delay_fd >= 0)
+		close(w->run_delay_fd);
+	w->run_delay_fd = -1;
 }
 
 uint64_t
 vfwd_napi_after_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint32_t nb,
-		      uint64_t now)
+		      uint64_t start, uint64_t now)
 {
 	struct vfwd_lcore_stats *st = &w->stats;
+
+	if (unlikely(w->wake_wait != NAPI_WAKE_NONE))
+		wake_take(w, nb, start);
 
 	if (k->rx_mode == VFWD_RX_ADAPTIVE) {
 		/* packets per stream visit, a moving average over ~16 rounds */

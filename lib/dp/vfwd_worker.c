@@ -60,6 +60,7 @@ vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id, const struct vfwd
 	}
 	w->port_state = port_state;
 	w->lat_field = -1;
+	w->run_delay_fd = -1;
 	w->knob_slot[0] = *knobs;
 	w->tsc_per_us = rte_get_tsc_hz() / 1000000;
 	/* release: a reader that sees the even value sees the new struct */
@@ -279,6 +280,10 @@ knobs_take(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 	if (!k->latency && w->lat_on)
 		w->lat_unstamp_until = now + 1000000 * w->tsc_per_us;
 	w->lat_on = k->latency && w->lat_field >= 0;
+	/* polling: no sleep to have waited for (adaptive's polling phase
+	 * settles it in vfwd_napi_after_round) */
+	if (k->rx_mode == VFWD_RX_POLL)
+		w->wake_wait = 0;
 	/* a polling visit is one burst: the vq weights cut it only when the
 	 * packet weight is below the burst (the byte weight is looked at
 	 * after a burst, and there is no second one to stop) */
@@ -481,7 +486,7 @@ vfwd_worker_main(void *arg)
 	__atomic_store_n(&w->knob_gen_seen, gen, __ATOMIC_RELEASE);
 	knobs_take(w, &knobs, prev);
 	w->empty_rounds = 0;
-	vfwd_napi_thread_init();
+	vfwd_napi_thread_init(w);
 	while (w->running) {
 		uint32_t nb = round_of(w, &knobs, prev);
 		uint64_t now = rte_rdtsc();
@@ -492,7 +497,7 @@ vfwd_worker_main(void *arg)
 			st->idle_tsc += now - prev;
 		st->rounds++;
 		if (knobs.rx_mode != VFWD_RX_POLL)
-			now = vfwd_napi_after_round(w, &knobs, nb, now);
+			now = vfwd_napi_after_round(w, &knobs, nb, prev, now);
 		/* after napi's queue counts and interrupt arming, which reach
 		 * the vhost device too: once acknowledged, no call of this
 		 * round is in a PMD or device */

@@ -75,6 +75,11 @@ struct vfwd_worker {
 	uint32_t load_x16;    /* adaptive: moving average of packets per poll, x16 */
 	uint64_t last_work_tsc; /* napi: when a round last moved a packet */
 	bool napi_now;        /* adaptive: currently in napi (interrupt) mode */
+	/* napi with --latency on: a sleep ended, and the packets the rounds
+	 * after it take waited since wake_from_tsc (vfwd_napi.c, wake_note) */
+	uint8_t wake_wait;    /* enum vfwd_napi_wake */
+	uint64_t wake_from_tsc;
+	int run_delay_fd;     /* the thread's /proc schedstat (-1: none) */
 	bool lean_wanted;     /* the knobs need no more than the lean round */
 	bool lean;            /* ... and nothing it would not send is held */
 	uint16_t next_stream; /* a round cut by the budget resumes here */
@@ -125,15 +130,17 @@ int vfwd_worker_main(void *arg);
  * received. */
 uint32_t vfwd_worker_round(struct vfwd_worker *w, const struct vfwd_knobs *knobs, uint64_t now);
 
-/* napi: called by the worker after a round that moved nb packets; may
- * sleep. Returns the time it returns at (vfwd_napi.c). */
+/* napi: called by the worker after a round that began at start and moved
+ * nb packets, at now; may sleep. Returns the time it returns at
+ * (vfwd_napi.c). */
 uint64_t vfwd_napi_after_round(struct vfwd_worker *w, const struct vfwd_knobs *k, uint32_t nb,
-			       uint64_t now);
+			       uint64_t start, uint64_t now);
 /* Unregister the rx interrupts a worker armed (its own thread, at exit). */
 void vfwd_napi_release(struct vfwd_worker *w);
 /* On the worker's thread, before its first round: its timed sleeps end on
- * time (a timer slack of 1 us instead of the kernel's 50). */
-void vfwd_napi_thread_init(void);
+ * time (a timer slack of 1 us instead of the kernel's 50), and its run
+ * delay can be read (the napi_wake stage). */
+void vfwd_napi_thread_init(struct vfwd_worker *w);
 /* Answers a snapshot request between rounds (vfwd_worker_main; tests). */
 void vfwd_worker_serve_snapshot(struct vfwd_worker *w);
 /* Whether anything waits in the worker's GRO tables, tx holds or backlog. */

@@ -89,3 +89,87 @@ def test_latency_gro_waits_bounded_by_its_flush_switched_and_cleared():
         check(show(vf)["total"]["latency"]["gro"]["count"] == 0, "counted while off")
         vf.send("quit")
         check(vf.wait(30) == 0, vf.screen()[-800:])
+
+
+UDP = ["--profile", "udp", "--dir", "vm-to-wire", "--rate", "2000", "--count", "2000",
+       "--size", "64", "--timeout", "30", "--format", "json", "--linger"]
+HOLD_US = 200
+
+
+def udp_round(env, vf, gen_vdevs, tag):
+    """clear, 2000 paced UDP frames from the VM to the wire (one each
+    500 us, so that each waits in a tx hold alone); the generator's
+    direction report and vfwd's stages."""
+    vf.command("clear fwd stats")
+    g = env.gen(gen_vdevs, UDP, name="gen-" + tag)
+    g.wait_output('"ok"', 60)
+    rep = g.last_json()
+    check(g.stop(20) in (0, 3), "generator: " + g.err()[-800:])
+    x = rep["dirs"]["vm_to_wire"]
+    check(x["sent"] == 2000 and x["received"] + x["lost"] == x["sent"], "generator: %s" % x)
+    st = show(vf)["total"]["latency"]
+    v = vf.command_json("show fwd stats json")["total"]["dirs"]["vm_to_wire"]
+    print("     %-5s one-way us p50 %.1f mean %.1f p99 %.1f (%d got); stages: %s" %
+          (tag, x["latency_us"]["p50"], x["latency_us"]["mean"], x["latency_us"]["p99"],
+           x["received"], {k: (s["count"], round(s["mean_us"], 1), round(s["p50_us"], 1))
+                           for k, s in st.items() if s["count"]}))
+    return x, st, v
+
+
+def test_latency_stages_account_for_the_generators_one_way_wait():
+    """Paced UDP from the VM to the wire, latency on, the generator's
+    one-way latency beside vfwd's stages. Polling, no batching: no stage
+    holds anything (tx retries aside). set tx-batch 32, tx-flush-us 200,
+    tx-hold-idle on (a lone frame waits for the timer, not for an empty
+    poll): every frame waits in the tx hold, about 200 us, no other stage
+    counts,
+    and the generator's median grows by the hold's mean (within its own
+    bucket error and the scheduler's noise). rx-mode napi: the napi_wake
+    stage counts, only there; with polling it never does."""
+    with Env("lat-sum") as env:
+        fwd_vdevs, gen_vdevs = gen_topology(env)
+        vf = env.vfwd_pty(fwd_vdevs, ["--latency", "on", "--stats-format", "json"])
+        vf.expect(r"vfwd> ", 30)
+        check("forwarding started" in vf.command("start"), vf.screen()[-800:])
+
+        base, st, _ = udp_round(env, vf, gen_vdevs, "poll")
+        held = {k: s["count"] for k, s in st.items() if k != "tx_wait"}
+        check(not any(held.values()), "polling, no batching, yet held: %s" % held)
+
+        vf.command("set tx-batch 32")
+        vf.command("set tx-flush-us %d" % HOLD_US)
+        vf.command("set tx-hold-idle on")
+        x, st, v = udp_round(env, vf, gen_vdevs, "hold")
+        hold = st["tx_hold"]
+        check(hold["count"] == v["tx_pkts"] and hold["count"] >= x["received"],
+              "tx_hold counted %d, vfwd sent %d, generator got %d"
+              % (hold["count"], v["tx_pkts"], x["received"]))
+        check(0.75 * HOLD_US <= hold["mean_us"] <= 2 * HOLD_US,
+              "tx_hold mean %.1f us for tx-flush-us %d" % (hold["mean_us"], HOLD_US))
+        others = {k: s["count"] for k, s in st.items() if k not in ("tx_hold", "tx_wait")}
+        check(not any(others.values()), "a hold counted elsewhere: %s" % others)
+        check(st["tx_wait"]["count"] * st["tx_wait"]["mean_us"] <
+              0.05 * hold["count"] * hold["mean_us"], "tx_wait %s" % st["tx_wait"])
+        grew = x["latency_us"]["p50"] - base["latency_us"]["p50"]
+        check(abs(grew - hold["mean_us"]) <= 0.15 * hold["mean_us"] + 20,
+              "the generator's median grew %.1f us, the tx_hold stage says %.1f"
+              % (grew, hold["mean_us"]))
+
+        vf.command("set tx-batch 1")
+        vf.command("set rx-mode napi")
+        x, st, v = udp_round(env, vf, gen_vdevs, "napi")
+        wake = st["napi_wake"]
+        check(0 < wake["count"] <= v["rx_pkts"], "napi_wake %s, rx %d" % (wake, v["rx_pkts"]))
+        grew = x["latency_us"]["p50"] - base["latency_us"]["p50"]
+        # what the stage sees (the run-queue wait after the kick) is part
+        # of what napi adds; the rest (the kick's way through the kernel,
+        # an idle CPU's or vCPU's wake-up) happens before the lcore runs
+        check(wake["mean_us"] <= max(grew, 0) + 20,
+              "napi_wake mean %.1f us, yet the generator's median grew %.1f"
+              % (wake["mean_us"], grew))
+
+        vf.command("set rx-mode poll")
+        _, st, _ = udp_round(env, vf, gen_vdevs, "poll2")
+        check(st["napi_wake"]["count"] == 0, "napi_wake while polling: %s" % st["napi_wake"])
+        vf.send("quit")
+        check(vf.wait(30) == 0, vf.screen()[-800:])

@@ -1140,6 +1140,46 @@ latency_gro_hold_bounded_by_its_flush(void)
 	worker_teardown(1);
 }
 
+/* napi on ring ports (no interrupts: a timed nap): the packets the first
+ * round after the nap takes waited, as far as the lcore can tell, since
+ * the nap began (napi_wake, by the clock the rounds are given); the next
+ * round's were taken awake and are not counted. Nothing in the stage
+ * while polling. */
+static void
+latency_napi_wake_counts_the_round_after_a_nap(void)
+{
+	static const uint8_t dirs[] = {VFWD_DIR_VM_TO_WIRE};
+	struct vfwd_knobs k = lean_knobs();
+	uint64_t t0 = lat_clock_base();
+
+	k.latency = true;
+	worker_setup(1, dirs, &k, 0);
+	vfwd_worker_set_latency_field(worker, vfwd_latency_field_register());
+	feed_udp(0, 2);
+	CHECK(vfwd_worker_round(worker, &k, t0) == 2);
+	CHECK(drain_tx(0, NULL) == 2 && lat_of(VFWD_LAT_NAPI_WAKE)->count == 0);
+
+	k.rx_mode = VFWD_RX_NAPI;
+	k.defer_polls = 0;
+	k.busy_poll_us = 0;
+	k.sleep_max_us = 50;
+	CHECK(vfwd_worker_round(worker, &k, t0 + us_to_tsc(10)) == 0);
+	vfwd_napi_after_round(worker, &k, 0, t0 + us_to_tsc(10), t0 + us_to_tsc(10));
+	CHECK(worker->stats.sleeps == 1);
+	feed_udp(0, 3);
+	CHECK(vfwd_worker_round(worker, &k, t0 + us_to_tsc(50)) == 3);
+	vfwd_napi_after_round(worker, &k, 3, t0 + us_to_tsc(50), t0 + us_to_tsc(51));
+	feed_udp(0, 4);
+	CHECK(vfwd_worker_round(worker, &k, t0 + us_to_tsc(60)) == 4);
+	vfwd_napi_after_round(worker, &k, 4, t0 + us_to_tsc(60), t0 + us_to_tsc(61));
+	CHECK(drain_tx(0, NULL) == 7);
+	CHECK(lat_of(VFWD_LAT_NAPI_WAKE)->count == 3);
+	CHECK(lat_of(VFWD_LAT_NAPI_WAKE)->sum_tsc == 3 * us_to_tsc(40));
+	for (int st = 0; st < VFWD_LAT_COUNT; st++)
+		CHECK(st == VFWD_LAT_NAPI_WAKE || lat_of(st)->count == 0);
+	worker_teardown(1);
+}
+
 /* A gated port (net_memif's kind) is neither polled nor sent to while its
  * link is down: its frames wait in its ring, what would go there is
  * peer_down. The first call that finds the link up opens the gate; a close
@@ -1296,6 +1336,7 @@ main(int argc, char **argv)
 	RUN(latency_tx_hold_idle_waits_out_the_timer);
 	RUN(latency_counts_only_what_went_in_while_on);
 	RUN(latency_gro_hold_bounded_by_its_flush);
+	RUN(latency_napi_wake_counts_the_round_after_a_nap);
 	RUN(no_mbuf_leaked);
 
 	rte_free(worker);
