@@ -63,6 +63,7 @@ static const char *const gro_engines[] = {"vfwd", "dpdk", NULL};
 static const char *const gro_flushes[] = {"complete", "timeout", NULL};
 static const char *const formats[] = {"text", "json", NULL};
 static const char *const rx_modes[] = {"poll", "napi", "adaptive", NULL};
+static const char *const nap_wakes[] = {"timer", "kick", NULL};
 static const char *const delivers[] = {"direct", "deferred", NULL};
 static const char *const notify_modes[] = {"immediate", "coalesce", "adaptive", NULL};
 
@@ -114,6 +115,7 @@ UINT_KNOB(notify_usecs, knobs.notify_usecs, 1, 1000000)
 UINT_KNOB(notify_frames, knobs.notify_frames, 1, 65535)
 WORD_KNOB(gro, knobs.gro.enabled, on_off, bool)
 WORD_KNOB(rx_mode, knobs.rx_mode, rx_modes, enum vfwd_rx_mode)
+WORD_KNOB(nap_wake, knobs.nap_wake, nap_wakes, enum vfwd_nap_wake)
 WORD_KNOB(deliver, knobs.deliver, delivers, enum vfwd_deliver)
 WORD_KNOB(notify, knobs.notify, notify_modes, enum vfwd_notify_mode)
 WORD_KNOB(latency, knobs.latency, on_off, bool)
@@ -233,6 +235,12 @@ const struct vfwd_knob vfwd_knobs[] = {
 	 VFWD_APPLY_LIVE, set_busy_poll_us, get_busy_poll_us},
 	{"sleep-max-us", "1..100000", "10000", "napi: longest sleep; an rx interrupt ends it sooner",
 	 VFWD_APPLY_LIVE, set_sleep_max_us, get_sleep_max_us},
+	/* napi_defer_hard_irqs + gro_flush_timeout (timer), or not (kick) */
+	{"nap-wake", "timer|kick", "timer",
+	 "napi: what ends a short nap (taken when a port has no rx interrupts): timer: its end "
+	 "only, the other queues' interrupts kept off meanwhile (a guest does not kick); kick: "
+	 "also a guest's kick or an rx interrupt (sooner, at more wake-ups)",
+	 VFWD_APPLY_LIVE, set_nap_wake, get_nap_wake},
 	{"deliver", "direct|deferred", "direct",
 	 "direct: run to completion; deferred: via the lcore's backlog ring",
 	 VFWD_APPLY_LIVE, set_deliver, get_deliver},

@@ -25,9 +25,9 @@ A trial is feasible when it meets the target and lost no more than
 --max-loss-pct of what was sent. Search: the defaults first (the
 reference), then coordinate descent (each candidate value of a knob tried
 with the others at the best so far, the best kept): for each rx mode its
-own knobs (busy-poll-us, defer-polls, sleep-max-us), from the defaults;
+own knobs (busy-poll-us, defer-polls, sleep-max-us, nap-wake), from the defaults;
 from the best mode the knobs all modes have (burst, tx-batch,
-tx-flush-us); then up to two passes over every knob, until one changes
+tx-flush-us, tx-hold-idle); then up to two passes over every knob, until one changes
 nothing or the trials or the time (--max-minutes, the search's alone) run
 out. The two best settings and the defaults then run --repeats more
 times each, interleaved (within --max-trials: the search gets what the
@@ -76,15 +76,17 @@ SPACE = [
     ("busy-poll-us", [0, 10, 25, 50, 100], lambda s: s["rx-mode"] == "napi"),
     ("defer-polls", [0, 4, 32, 128], lambda s: s["rx-mode"] == "napi"),
     ("sleep-max-us", [50, 200, 1000, 10000], lambda s: s["rx-mode"] in NAPI),
+    ("nap-wake", ["timer", "kick"], lambda s: s["rx-mode"] in NAPI),
     ("burst", [16, 32, 64, 128], lambda s: True),
     ("tx-batch", [1, 4, 16, 32], lambda s: True),
     ("tx-flush-us", [5, 20, 50, 100], lambda s: int(s["tx-batch"]) > 1),
+    ("tx-hold-idle", ["off", "on"], lambda s: int(s["tx-batch"]) > 1),
     ("napi-weight", [16, 64, 256], lambda s: s["rx-mode"] in NAPI),
 ]
 SPACE_OF = {k: (v, f) for k, v, f in SPACE}
 # a mode's own knobs, searched first for each mode; then the ones all have
-MODE_KNOBS = ["busy-poll-us", "defer-polls", "sleep-max-us"]
-SHARED_KNOBS = ["burst", "tx-batch", "tx-flush-us"]
+MODE_KNOBS = ["busy-poll-us", "defer-polls", "sleep-max-us", "nap-wake"]
+SHARED_KNOBS = ["burst", "tx-batch", "tx-flush-us", "tx-hold-idle"]
 KNOBS = [k for k, _, _ in SPACE]
 
 # What a reader would set for the same trade on vhost_net + tap (the twin
@@ -102,10 +104,19 @@ KERNEL = {
     "defer-polls": "echo %s > /sys/class/net/tapX/napi_defer_hard_irqs",
     "sleep-max-us": "gro_flush_timeout, the re-poll timer: echo $((%s * 1000)) > "
                     "/sys/class/net/tapX/gro_flush_timeout",
+    "nap-wake": {
+        "timer": "napi_defer_hard_irqs > 0 with gro_flush_timeout: interrupts stay masked "
+                 "while the timer re-polls",
+        "kick": "napi_defer_hard_irqs 0: every interrupt schedules the poll",
+    },
     "burst": "VHOST_NET_BATCH (%s; a constant of drivers/vhost/net.c, 64)",
     "tx-batch": "ethtool -C tapX rx-frames %s (vhost_net tx batching)",
     "tx-flush-us": "none: tun sends a batch when vhost_net has no more (MSG_MORE); "
                    "%s us here",
+    "tx-hold-idle": {
+        "off": "vhost_net's way: a batch goes when the ring has no more",
+        "on": "none in vhost_net; OVS-DPDK's other_config:tx-flush-interval",
+    },
     "napi-weight": "the driver's NAPI weight (%s; tun's is NAPI_POLL_WEIGHT, 64); "
                    "sysctl net.core.dev_weight for the backlog",
 }

@@ -56,6 +56,13 @@ enum vfwd_rx_mode {
 	VFWD_RX_ADAPTIVE, /* napi below ~5 packets per poll, poll above ~10 (VPP's rule) */
 };
 
+/* What ends a napi lcore's short nap (a port without rx interrupts makes
+ * it nap rather than sleep on them). */
+enum vfwd_nap_wake {
+	VFWD_NAP_WAKE_TIMER, /* its end only; the other queues' interrupts stay off */
+	VFWD_NAP_WAKE_KICK,  /* ... or a guest's kick, an rx interrupt */
+};
+
 /* Where a received burst is processed (netif_receive_skb / netif_rx twins). */
 enum vfwd_deliver {
 	VFWD_DELIVER_DIRECT,   /* run to completion in the polling pass */
@@ -88,6 +95,7 @@ struct vfwd_knobs {
 	uint32_t defer_polls;     /* napi: empty rounds before sleeping */
 	uint32_t busy_poll_us;    /* napi: ... and this long without a packet (busy_poll) */
 	uint32_t sleep_max_us;    /* napi: longest sleep (interrupts wake it earlier) */
+	uint8_t nap_wake;         /* enum vfwd_nap_wake */
 	uint16_t tx_batch;        /* hold tx until this many wait (1: send each burst) */
 	uint32_t tx_flush_us;     /* ... or the oldest waited this long */
 	bool tx_hold_idle;        /* ... and not when the rx side ran empty */

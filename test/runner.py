@@ -663,7 +663,7 @@ def run_loaded(mods, filters):
 CHROOT_RUNS = (
     ("trixie", "DPDK 24.11", "tests", "VFWD_NO_ASAN=1 VFWD_NO_FUZZ=1",
      ["unit/", "^e2e/forward/", "^e2e/offload/", "^e2e/gro/", "^e2e/default/",
-      "^e2e/jumbo/", "^e2e/notify/"]),
+      "^e2e/jumbo/", "^e2e/notify/", "^e2e/latency/"]),
     ("sid", "DPDK 25.11", "demo", "", ["unit/"]),
 )
 CHROOT_SECS = int(os.environ.get("VFWD_CHROOT_SECS", "1500"))

@@ -5,8 +5,10 @@
  * fires or sleep_max_us passes; queues without interrupt support (every
  * port here but vhost and tap) make it nap instead, a short sleep that
  * doubles while nothing comes; a port whose link is down, a sleep of at
- * most LINK_DOWN_SLEEP_US. Adaptive mode switches between this and plain
- * polling on load, with VPP's thresholds.
+ * most LINK_DOWN_SLEEP_US. Every sleep with an armed queue is an epoll
+ * wait that a timerfd ends, to the microsecond: a kick ends a nap too.
+ * Adaptive mode switches between this and plain polling on load, with
+ * VPP's thresholds.
  */
 #define _GNU_SOURCE /* F_GETSIG */
 #include <errno.h>
@@ -15,7 +17,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,38 +56,102 @@ nap(uint32_t us)
  * pointers to anything. */
 #define INTR_TAG_GUEST ((void *)(uintptr_t)1)
 #define INTR_TAG_WIRE ((void *)(uintptr_t)2)
+#define NAP_TIMER_TAG ((void *)(uintptr_t)3)
 
-/* Arm interrupts on every rx queue that has them. Returns the number of
- * queues armed; *naps counts the queues that cannot be (no support), *down
- * those whose link is down (a guest away: nothing to receive until it
- * comes, which a sleep of LINK_DOWN_SLEEP_US notices). */
-static unsigned int
-arm(struct vfwd_worker *w, bool *armed, unsigned int *naps, unsigned int *down)
+/* The nap timer in the thread's epoll set, added the first time a sleep
+ * needs it (the set is DPDK's per-thread one, made on first use).
+ * Whether it is there. */
+static bool
+nap_timer_ready(struct vfwd_worker *w)
 {
-	unsigned int n = 0;
+	if (w->nap_timer_added)
+		return true;
+	if (w->nap_timer_fd < 0)
+		return false;
+	w->nap_timer_ev.epdata.event = EPOLLIN;
+	w->nap_timer_ev.epdata.data = NAP_TIMER_TAG;
+	w->nap_timer_added = rte_epoll_ctl(RTE_EPOLL_PER_THREAD, EPOLL_CTL_ADD, w->nap_timer_fd,
+					   &w->nap_timer_ev) == 0;
+	return w->nap_timer_added;
+}
 
+/* Sleep up to us in epoll, the armed queues' interrupts and the nap timer
+ * in its set. Returns whether an interrupt ended it. */
+static bool
+epoll_sleep(struct vfwd_worker *w, uint32_t us)
+{
+	struct itimerspec its = {.it_value = {.tv_sec = us / 1000000,
+					      .tv_nsec = (long)(us % 1000000) * 1000}};
+	struct itimerspec off = {0};
+	struct rte_epoll_event ev[MAX_EVENTS];
+	struct vfwd_lcore_stats *st = &w->stats;
+	bool by_intr = false;
+	int nev;
+
+	if (nap_timer_ready(w) && timerfd_settime(w->nap_timer_fd, 0, &its, NULL) == 0) {
+		nev = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, MAX_EVENTS, -1);
+		/* disarmed, its expiry count is 0 again: nothing to read */
+		(void)timerfd_settime(w->nap_timer_fd, 0, &off, NULL);
+	} else {
+		/* no timer: whole milliseconds, at least one */
+		nev = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, MAX_EVENTS,
+				     (int)RTE_MAX(us / 1000, 1u));
+	}
+	for (int e = 0; e < nev; e++) {
+		if (ev[e].epdata.data == NAP_TIMER_TAG)
+			continue;
+		if (!by_intr)
+			st->wakeups_intr++;
+		by_intr = true;
+		if (ev[e].epdata.data == INTR_TAG_GUEST) {
+			st->wakeups_kick++;
+			break;
+		}
+	}
+	return by_intr;
+}
+
+/* What a sleep can wait on: *naps counts the rx queues that have no
+ * interrupts (a work lcore's rings count as one), *down those whose link
+ * is down (a guest away: nothing to receive until it comes, which a sleep
+ * of LINK_DOWN_SLEEP_US notices). */
+static void
+count_queues(const struct vfwd_worker *w, unsigned int *naps, unsigned int *down)
+{
 	*naps = 0;
 	*down = 0;
 	if (w->role == VFWD_ROLE_WORK) {
 		/* a work lcore polls rings, which have no interrupts; the rx
 		 * queues in its stream list belong to the rx lcores */
 		*naps = 1;
-		return 0;
+		return;
 	}
+	for (uint16_t i = 0; i < w->nb_streams; i++) {
+		const struct vfwd_port_state *ps = &w->port_state[w->streams[i].s.rx_port];
+
+		if (!ps->link_up)
+			(*down)++;
+		else if (!ps->rx_intr)
+			(*naps)++;
+	}
+}
+
+/* Arm interrupts on every rx queue that has them (a direct or rx lcore's).
+ * Returns the number of queues armed; a queue that could not be adds to
+ * *naps. */
+static unsigned int
+arm(struct vfwd_worker *w, bool *armed, unsigned int *naps)
+{
+	unsigned int n = 0;
+
 	for (uint16_t i = 0; i < w->nb_streams; i++) {
 		const struct vfwd_stream *s = &w->streams[i].s;
 		const struct vfwd_port_state *ps = &w->port_state[s->rx_port];
 		uint32_t gen = ps->conn_gen + 1;
 
 		armed[i] = false;
-		if (!ps->link_up) {
-			(*down)++;
+		if (!ps->link_up || !ps->rx_intr)
 			continue;
-		}
-		if (!ps->rx_intr) {
-			(*naps)++;
-			continue;
-		}
 		/* a (re)connected guest brought new eventfds */
 		if (w->streams[i].intr_gen != gen) {
 			int ret = rte_eth_dev_rx_intr_ctl_q(s->rx_port, s->rx_queue,
@@ -235,28 +303,16 @@ wake_take(struct vfwd_worker *w, uint32_t nb, uint64_t start)
 		w->wake_wait = NAPI_WAKE_NONE;
 }
 
-static uint64_t
-sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
+/* How long the next sleep may last: a nap while some queue has no
+ * interrupts (growing while nothing comes: short after traffic, cheap
+ * when idle), a link-down sleep while some port is down, else
+ * sleep_max_us. */
+static uint32_t
+sleep_len(const struct vfwd_worker *w, const struct vfwd_knobs *k, unsigned int naps,
+	  unsigned int down)
 {
-	struct vfwd_lcore_stats *st = &w->stats;
-	bool armed[VFWD_MAX_STREAMS];
-	unsigned int naps, down, n = arm(w, armed, &naps, &down);
-	uint64_t after, run_delay = w->lat_on ? run_delay_ns(w) : 0;
-	bool by_intr = false;
 	uint32_t us;
 
-	st->sleeps++;
-	st->intr_queues += n;
-	st->nap_queues += naps;
-	/* a packet that came between the last poll and arming raised no
-	 * interrupt: look once more */
-	if (n && queues_busy(w)) {
-		disarm(w, armed);
-		return rte_rdtsc();
-	}
-	/* naps grow while nothing comes: short after traffic, cheap when
-	 * idle; at their longest they wait in epoll too, so that the queues
-	 * with interrupts can end them */
 	if (naps)
 		us = RTE_MIN((uint32_t)NAP_MIN_US << RTE_MIN(w->empty_rounds / 64, 6u),
 			     (uint32_t)NAP_MAX_US);
@@ -267,24 +323,50 @@ sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 	/* a work lcore's rings fill fast and wake no one: short naps only */
 	if (w->role == VFWD_ROLE_WORK)
 		us = NAP_MIN_US;
-	us = RTE_MIN(us, k->sleep_max_us);
-	if (n && us >= 1000) {
-		struct rte_epoll_event ev[MAX_EVENTS];
-		int nev = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, MAX_EVENTS, (int)(us / 1000));
+	return RTE_MIN(us, k->sleep_max_us);
+}
 
-		if (nev > 0) {
-			by_intr = true;
-			st->wakeups_intr++;
-			for (int e = 0; e < nev; e++) {
-				if (ev[e].epdata.data == INTR_TAG_GUEST) {
-					st->wakeups_kick++;
-					break;
-				}
-			}
-		}
-	} else {
-		nap(us);
+static uint64_t
+sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
+{
+	struct vfwd_lcore_stats *st = &w->stats;
+	bool armed[VFWD_MAX_STREAMS] = {false};
+	unsigned int naps, down, n = 0;
+	uint64_t after, run_delay = w->lat_on ? run_delay_ns(w) : 0;
+	bool by_intr = false;
+	uint32_t us;
+
+	count_queues(w, &naps, &down);
+	us = sleep_len(w, k, naps, down);
+	/* A short nap with nap-wake timer leaves the queues that have
+	 * interrupts unarmed: a guest that is not asked does not kick (a
+	 * kick costs it an exit; one for every burst of a busy sender), and
+	 * the nap's end polls them all, as the kernel's hrtimer does with
+	 * napi_defer_hard_irqs. At their longest, naps wait on the
+	 * interrupts too, so that an idle lcore wakes for a guest. */
+	if (w->role != VFWD_ROLE_WORK &&
+	    !(naps && us < NAP_MAX_US && k->nap_wake == VFWD_NAP_WAKE_TIMER)) {
+		unsigned int failed = 0;
+
+		n = arm(w, armed, &failed);
+		if (failed && !naps)
+			us = sleep_len(w, k, failed, down);
+		naps += failed;
 	}
+	st->sleeps++;
+	st->intr_queues += n;
+	st->nap_queues += naps;
+	/* a packet that came between the last poll and arming raised no
+	 * interrupt, and one that came since the last poll ends a nap before
+	 * it starts: look once more */
+	if (queues_busy(w)) {
+		disarm(w, armed);
+		return rte_rdtsc();
+	}
+	if (n)
+		by_intr = epoll_sleep(w, us);
+	else
+		nap(us);
 	disarm(w, armed);
 	after = rte_rdtsc();
 	st->sleep_tsc += after - now;
@@ -304,6 +386,8 @@ vfwd_napi_thread_init(struct vfwd_worker *w)
 	(void)prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
 	/* this thread's: the fd stays bound to the thread that opened it */
 	w->run_delay_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	w->nap_timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	w->nap_timer_added = false;
 }
 
 void
@@ -322,6 +406,13 @@ vfwd_napi_release(struct vfwd_worker *w)
 	if (w->run_delay_fd >= 0)
 		close(w->run_delay_fd);
 	w->run_delay_fd = -1;
+	if (w->nap_timer_added)
+		rte_epoll_ctl(RTE_EPOLL_PER_THREAD, EPOLL_CTL_DEL, w->nap_timer_fd,
+			      &w->nap_timer_ev);
+	w->nap_timer_added = false;
+	if (w->nap_timer_fd >= 0)
+		close(w->nap_timer_fd);
+	w->nap_timer_fd = -1;
 }
 
 uint64_t

@@ -61,6 +61,7 @@ vfwd_worker_init(struct vfwd_worker *w, unsigned int lcore_id, const struct vfwd
 	w->port_state = port_state;
 	w->lat_field = -1;
 	w->run_delay_fd = -1;
+	w->nap_timer_fd = -1;
 	w->knob_slot[0] = *knobs;
 	w->tsc_per_us = rte_get_tsc_hz() / 1000000;
 	/* release: a reader that sees the even value sees the new struct */

@@ -6,6 +6,8 @@
 #ifndef VFWD_WORKER_H
 #define VFWD_WORKER_H
 
+#include <rte_epoll.h>
+
 #include "vfwd.h"
 #include "vfwd_offload.h"
 #include "vfwd_port.h"
@@ -80,6 +82,11 @@ struct vfwd_worker {
 	uint8_t wake_wait;    /* enum vfwd_napi_wake */
 	uint64_t wake_from_tsc;
 	int run_delay_fd;     /* the thread's /proc schedstat (-1: none) */
+	/* napi: a timed sleep with armed queues waits in the thread's epoll
+	 * set, this timerfd ending it (-1: none, nanosleep), its event there */
+	int nap_timer_fd;
+	bool nap_timer_added;
+	struct rte_epoll_event nap_timer_ev;
 	bool lean_wanted;     /* the knobs need no more than the lean round */
 	bool lean;            /* ... and nothing it would not send is held */
 	uint16_t next_stream; /* a round cut by the budget resumes here */

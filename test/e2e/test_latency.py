@@ -123,8 +123,8 @@ def test_latency_stages_account_for_the_generators_one_way_wait():
     tx-hold-idle on (a lone frame waits for the timer, not for an empty
     poll): every frame waits in the tx hold, about 200 us, no other stage
     counts,
-    and the generator's median grows by the hold's mean (within its own
-    bucket error and the scheduler's noise). rx-mode napi: the napi_wake
+    and the generator's mean grows by the hold's (within 15% and 20 us:
+    the scheduler's noise in either run). rx-mode napi: the napi_wake
     stage counts, only there; with polling it never does."""
     with Env("lat-sum") as env:
         fwd_vdevs, gen_vdevs = gen_topology(env)
@@ -150,10 +150,12 @@ def test_latency_stages_account_for_the_generators_one_way_wait():
         check(not any(others.values()), "a hold counted elsewhere: %s" % others)
         check(st["tx_wait"]["count"] * st["tx_wait"]["mean_us"] <
               0.05 * hold["count"] * hold["mean_us"], "tx_wait %s" % st["tx_wait"])
-        grew = x["latency_us"]["p50"] - base["latency_us"]["p50"]
+        # means against means: both exact sums, and a frame that waited
+        # long in the hold arrived as late at the generator
+        grew = x["latency_us"]["mean"] - base["latency_us"]["mean"]
         check(abs(grew - hold["mean_us"]) <= 0.15 * hold["mean_us"] + 20,
-              "the generator's median grew %.1f us, the tx_hold stage says %.1f"
-              % (grew, hold["mean_us"]))
+              "the generator's mean grew %.1f us (%s, then %s), the tx_hold stage says %s"
+              % (grew, base["latency_us"], x["latency_us"], hold))
 
         vf.command("set tx-batch 1")
         vf.command("set rx-mode napi")

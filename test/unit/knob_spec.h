@@ -17,7 +17,7 @@
 
 #include "knobs.h"
 
-#define EXPECTED_NB_KNOBS 29
+#define EXPECTED_NB_KNOBS 30
 _Static_assert(VFWD_MAX_PIPE == 16, "the pipeline values below assume 16");
 
 enum spec_kind {
@@ -46,6 +46,7 @@ static const char *const spec_gro_modes[] = {"light", "heavy", NULL};
 static const char *const spec_gro_engines[] = {"vfwd", "dpdk", NULL};
 static const char *const spec_gro_flushes[] = {"complete", "timeout", NULL};
 static const char *const spec_rx_modes[] = {"poll", "napi", "adaptive", NULL};
+static const char *const spec_nap_wakes[] = {"timer", "kick", NULL};
 static const char *const spec_delivers[] = {"direct", "deferred", NULL};
 static const char *const spec_formats[] = {"text", "json", NULL};
 static const char *const spec_notify_modes[] = {"immediate", "coalesce", "adaptive", NULL};
@@ -66,6 +67,7 @@ static const struct knob_spec knob_specs[] = {
 	SPEC_U("defer-polls", VFWD_APPLY_LIVE, knobs.defer_polls, 0, 1000000, 32),
 	SPEC_U("busy-poll-us", VFWD_APPLY_LIVE, knobs.busy_poll_us, 0, 1000000, 50),
 	SPEC_U("sleep-max-us", VFWD_APPLY_LIVE, knobs.sleep_max_us, 1, 100000, 10000),
+	SPEC_W("nap-wake", VFWD_APPLY_LIVE, knobs.nap_wake, spec_nap_wakes, 0),
 	SPEC_W("deliver", VFWD_APPLY_LIVE, knobs.deliver, spec_delivers, 0),
 	SPEC_U("backlog", VFWD_APPLY_RESTART, backlog, 1, 1048576, 1000),
 	{"pipeline", SPEC_PIPELINE, VFWD_APPLY_RESTART, 0, 0, 1, VFWD_MAX_PIPE, NULL, 0},

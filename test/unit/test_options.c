@@ -22,7 +22,7 @@
 
 /* the long options vfwd_usage lists: the knobs with a value, and those of
  * other_options (--gro, a flag, and the options that are not knobs) */
-#define EXPECTED_NB_OPTIONS 42
+#define EXPECTED_NB_OPTIONS 43
 
 static struct vfwd_options o, def;
 static char err[512];
