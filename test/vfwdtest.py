@@ -148,14 +148,15 @@ def thread_cpu_ticks(pid, prefix=LCORE_THREADS):
 
 
 def thread_runnable_ns(pid, name):
-    """(on-CPU ns, ns waiting for a CPU) of pid's thread called name, from
-    its schedstat: together, the time it wanted a CPU. A busy-polling
-    thread wants all of it however much of it a loaded machine gives; an
-    idle one wants almost none."""
+    """(on-CPU ns, ns waiting for a CPU) of pid's thread called name (or
+    any of a tuple of names), from its schedstat: together, the time it
+    wanted a CPU. A busy-polling thread wants all of it however much of it
+    a loaded machine gives; an idle one wants almost none."""
+    names = (name,) if isinstance(name, str) else tuple(name)
     for tid in os.listdir("/proc/%d/task" % pid):
         try:
             with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
-                if f.read().strip() != name:
+                if f.read().strip() not in names:
                     continue
             with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
                 run, wait = f.read().split()[:2]

@@ -15,12 +15,18 @@ import time
 from vfwdtest import Env, RUN_PID, check, dir_stats, link_name, thread_cpu_ticks, thread_runnable_ns
 
 
+# lcore 1's thread: DPDK's name for it through 23.07, and since 23.11
+WORKER_1 = ("rte-worker-1", "dpdk-worker1")
+
+
 def worker_cpu_ticks(pid, lcore=1):
     """utime + stime of the worker thread of lcore (in clock ticks)."""
-    name = "rte-worker-%d" % lcore
-    ticks = thread_cpu_ticks(pid, name)
-    check(name in ticks, "no worker thread for lcore %d in %d" % (lcore, pid))
-    return ticks[name]  # that one: rte-worker-1 is also a prefix of rte-worker-10
+    # DPDK's name for it: rte-worker-N through 23.07, dpdk-workerN since
+    names = ("rte-worker-%d" % lcore, "dpdk-worker%d" % lcore)
+    ticks = thread_cpu_ticks(pid, names)
+    found = [n for n in names if n in ticks]
+    check(found, "no worker thread for lcore %d in %d: %s" % (lcore, pid, sorted(ticks)))
+    return ticks[found[0]]  # that one: rte-worker-1 is also a prefix of rte-worker-10
 
 
 def cpu_share(pid, secs=3.0):
@@ -33,9 +39,9 @@ def cpu_share(pid, secs=3.0):
 def wanted_share(pid, secs=3.0):
     """The share of secs lcore 1's worker was on a CPU or waiting for one:
     what it asked for, whatever else the machine ran."""
-    t0, (run0, wait0) = time.monotonic(), thread_runnable_ns(pid, "rte-worker-1")
+    t0, (run0, wait0) = time.monotonic(), thread_runnable_ns(pid, WORKER_1)
     time.sleep(secs)
-    run1, wait1 = thread_runnable_ns(pid, "rte-worker-1")
+    run1, wait1 = thread_runnable_ns(pid, WORKER_1)
     return (run1 - run0 + wait1 - wait0) / 1e9 / (time.monotonic() - t0)
 
 
