@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import vfwdtest
@@ -86,12 +87,20 @@ WORKLOAD_HELP = """workloads (host = the tap's namespace, in = host -> guest):
   udp-in RATE, udp-out RATE
                           iperf3 UDP 1400 B at RATE bit/s (k/M/G) or max
   rr N                    rr: N connections, one 64 B request in flight each
+  rr N under W            rr N while workload W (a stream: tcp-* or udp-*) runs: the round
+                          trip under load, and W's Mbit/s
   idle                    nothing: what waiting costs"""
 
 
 def parse_workload(w):
     """("tcp", "in", 1) from "tcp-in 1", ("tcp", "in", (1, "200M")) from
     "tcp-in 1 200M", ("rr", None, 4), ("idle", None, None)"""
+    if " under " in w:
+        rr, stream = w.split(" under ", 1)
+        if parse_workload(rr)[0] == "rr" and parse_workload(stream)[0] in ("tcp", "udp"):
+            return ("under", rr, stream)
+        raise TestFailure("bad guest workload '%s': rr N under a tcp or udp stream\n%s"
+                          % (w, WORKLOAD_HELP))
     parts = w.split()
     kind = parts[0]
     if kind == "idle" and len(parts) == 1:
@@ -339,6 +348,8 @@ class Session:
     def workload(self, w, secs):
         """Runs workload w for secs; {bytes, mbit, loss_pct, tps, rtt_*}."""
         kind, way, n = parse_workload(w)
+        if kind == "under":
+            return self.under(way, n, secs)
         if kind == "idle":
             time.sleep(secs)
             return {}
@@ -377,6 +388,28 @@ class Session:
         got = s["bytes"] * (1 - loss / 100.0) if "sum_received" not in end else s["bytes"]
         return {"bytes": got, "mbit": got * 8 / 1e6 / max(s["seconds"], 1e-9),
                 "loss_pct": loss}
+
+    def under(self, rr, stream, secs):
+        """rr's round trips while stream runs: the stream starts first and
+        lasts a second longer, so that it covers the whole of rr."""
+        box = {}
+
+        def run_stream():
+            try:
+                box["res"] = self.workload(stream, secs + 1)
+            except Exception as e:  # re-raised below, on this thread
+                box["err"] = e
+
+        t = threading.Thread(target=run_stream, daemon=True)
+        t.start()
+        time.sleep(0.5)
+        res = self.workload(rr, secs)
+        t.join(secs + 60)
+        check(not t.is_alive(), "%s: still running after the round trips ended" % stream)
+        if "err" in box:
+            raise box["err"]
+        res.update({k: v for k, v in box["res"].items() if k in ("bytes", "mbit", "loss_pct")})
+        return res
 
     def run_cell(self, cell, scope, secs):
         self.apply(cell["knobs"], scope)

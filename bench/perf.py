@@ -93,6 +93,12 @@ METRICS = {
     "calls_pkt": ("calls into guest/pkt", "%.3f"),
     "kicks_pkt": ("kicks from guest/pkt", "%.3f"),
 }
+# a scenario's [latency] table (its keys: dir, size): the same variants
+# through request/response with 1 and 8 in flight and a UDP stream at full
+# speed and at half of what that full speed reached in the same run
+LATENCY_KEYS = {"dir", "size"}
+LATENCY_METRICS = ["mpps", "ktps", "rtt_p50", "rtt_p99", "lat_p50", "lat_p99", "cyc_pkt",
+                   "cpu_pct", "loss_pct"]
 # what a scenario's [guest] table may hold
 GUEST_KEYS = {"title", "about", "workloads", "variants", "baselines", "report", "vfwd_start"}
 # metrics that are a list (one value per lcore, or a split): medians per place
@@ -127,6 +133,8 @@ def load_scenario(sid):
         for b in g.get("baselines", []):
             check(b in guest_perf.FORWARDERS, "%s: [guest] baseline %s: the guest cells have %s"
                   % (path, b, ", ".join(guest_perf.FORWARDERS[1:])))
+    check(set(s.get("latency", {})) <= LATENCY_KEYS, "%s: unknown [latency] keys %s"
+          % (path, sorted(set(s.get("latency", {})) - LATENCY_KEYS)))
     for key, v in s.get("traffic", {}).items():
         for x in (v if isinstance(v, list) else [v]):
             for k in (set(x) - {"name"} if isinstance(x, dict) else [key]):
@@ -207,6 +215,62 @@ def guest_scenario(s):
             # options vfwd starts with, beside the knobs typed per cell
             # (what is not a knob: --vhost-path)
             "vfwd_start": g.get("vfwd_start", [])}
+
+
+def latency_scenario(s):
+    """The [latency] table of scenario s as a scenario of its own
+    ("<id>-lat", the generator's topology): s's variants and baselines,
+    its axis the loads: rr 1, rr 8, UDP at full speed and at 50% of it
+    (resolved in the run: rate_of)."""
+    lt = s["latency"]
+    udp = {"profile": "udp", "size": lt.get("size", 64), "dir": lt.get("dir", "vm-to-wire")}
+    out = {k: v for k, v in s.items() if k not in ("traffic", "report", "guest", "latency")}
+    out.update({"id": s["id"] + "-lat", "parent": s["id"],
+                "title": s.get("title", s["id"]) + ": latency",
+                "about": "The same variants: request/response with 1 and with 8 transactions "
+                         "in flight (round trips), and a %s B UDP stream %s at full speed "
+                         "and at 50%% of the rate full speed reached in the same run (one-way "
+                         "latency, the generator's stamp to its receipt)."
+                         % (udp["size"], udp["dir"]),
+                "traffic": {"load": [
+                    {"name": "rr 1", "profile": "rr", "outstanding": 1},
+                    {"name": "rr 8", "profile": "rr", "outstanding": 8},
+                    dict(udp, name="udp max", rate="max"),
+                    dict(udp, name="udp 50%", rate="50%")]},
+                "report": {"rows": ["load"], "metrics": LATENCY_METRICS}})
+    return out
+
+
+def fraction_of(rate):
+    """0.5 from "50%"; None for a rate that is not a share of full speed"""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)%", str(rate))
+    return float(m.group(1)) / 100.0 if m else None
+
+
+def full_speed_sig(cell):
+    """what a cell at a share of full speed has in common with the cell at
+    full speed it is a share of"""
+    return (cell["scenario"], cell["variant"],
+            tuple(sorted((k, str(v)) for k, v in traffic_of(cell).items() if k != "rate")))
+
+
+def rate_of(cell, full, runs):
+    """The cell to run: one whose rate is a share ("50%") gets that share
+    of the median packet rate its full-speed sibling (full: sig -> key)
+    reached so far in this run, per direction."""
+    share = fraction_of(traffic_of(cell).get("rate"))
+    if share is None:
+        return cell
+    key = full.get(full_speed_sig(cell))
+    done = [r["metrics"]["mpps"] for r in runs.get(key, []) if r["metrics"].get("mpps")]
+    check(done, "%s: no run at full speed yet to take %d%% of" % (cell_key(cell), share * 100))
+    dirs = 2 if traffic_of(cell).get("dir") == "both" else 1
+    pps = int(share * statistics.median(done) * 1e6 / dirs)
+    point = {k: (dict(v, rate=max(pps, 1)) if isinstance(v, dict) and "rate" in v else v)
+             for k, v in cell["point"].items()}
+    if "rate" in point and not isinstance(point["rate"], dict):
+        point["rate"] = max(pps, 1)
+    return dict(cell, point=point)
 
 
 def label(v):
@@ -781,7 +845,8 @@ def main(argv=None):
     # the real-guest tables first: they lead the report
     scens = ([guest_scenario(s) for s in loaded if "guest" in s and args.topology != "gen"] +
              [s for s in loaded if args.topology != "guest" and
-              ("traffic" in s or "variants" in s or "vfwd" in s)])
+              ("traffic" in s or "variants" in s or "vfwd" in s)] +
+             [latency_scenario(s) for s in loaded if "latency" in s and args.topology != "guest"])
     check(scens, "no cells: %s with --topology %s" % (",".join(ids), args.topology))
     have_ovs = True
     try:
@@ -819,6 +884,9 @@ def main(argv=None):
     raw = []
     t_start = time.monotonic()
     gen_order = [c for c in order if c["topology"] != "guest"]
+    # the full-speed cell of each cell run at a share of it (latency_scenario)
+    full = {full_speed_sig(c): cell_key(c) for c in gen_order
+            if traffic_of(c).get("rate") == "max"}
     sessions = guest_sessions(order)
     for r in range(args.rounds):
         # interleaved: every cell once per round, each round starting elsewhere
@@ -843,7 +911,7 @@ def main(argv=None):
         for c in gen_order[k:] + gen_order[:k]:
             key = cell_key(c)
             try:
-                rep, m = run_cell(c, args.secs, cpus, args.gen_cpus)
+                rep, m = run_cell(rate_of(c, full, runs), args.secs, cpus, args.gen_cpus)
             except Exception as e:  # one failed cell does not end the run
                 log("round %d %s: FAILED %s" % (r + 1, key, first_line(e)))
                 raw.append({"cell": key, "round": r + 1, "error": str(e)[-2000:]})

@@ -144,3 +144,36 @@ def test_tuner_writes_a_command_file_vfwd_takes():
                 check("%s = %s" % (k, v) in text, "%s not set to %s:\n%s" % (k, v, text[-1500:]))
     finally:
         shutil.rmtree(out, ignore_errors=True)
+
+
+def test_latency_table_runs_half_of_what_full_speed_reached():
+    """A scenario's [latency] table (perf.latency_scenario): rr 1, rr 8, UDP
+    at full speed and at 50%; the 50% cell runs at half the median packet
+    rate its full-speed sibling reached so far (per direction), and is
+    refused before there is one. No traffic: the planning alone."""
+    s = perf.latency_scenario({"id": "x", "title": "x", "latency": {"dir": "wire-to-vm",
+                                                                  "size": 128},
+                               "variants": [{"name": "a", "vfwd": {}},
+                                            {"name": "b", "vfwd": {"burst": 8}}]})
+    cs = perf.cells(s, baselines=False)
+    check([perf.label(c["point"]["load"]) for c in cs[::2]] == ["rr 1", "rr 8", "udp max",
+                                                                 "udp 50%"],
+          "loads: %s" % [perf.cell_key(c) for c in cs])
+    full = {perf.full_speed_sig(c): perf.cell_key(c) for c in cs
+            if perf.traffic_of(c).get("rate") == "max"}
+    half = [c for c in cs if perf.traffic_of(c).get("rate") == "50%"]
+    check(len(full) == 2 and len(half) == 2, "full %s, half %d" % (full, len(half)))
+    runs = {}
+    try:
+        perf.rate_of(half[0], full, runs)
+        check(False, "a 50% cell ran before its full-speed sibling")
+    except perf.TestFailure as e:
+        check("no run at full speed" in str(e), str(e))
+    for c, mpps in zip([c for c in cs if perf.traffic_of(c).get("rate") == "max"], (2.0, 3.0)):
+        runs[perf.cell_key(c)] = [{"metrics": {"mpps": mpps}}, {"metrics": {"mpps": mpps + 1}},
+                                  {"metrics": {"mpps": mpps + 4}}]
+    for c, want in zip(half, (1500000, 2000000)):
+        t = perf.traffic_of(perf.rate_of(c, full, runs))
+        check(t["rate"] == want and t["size"] == 128 and t["dir"] == "wire-to-vm",
+              "%s: %s, want rate %d" % (perf.cell_key(c), t, want))
+    check(perf.rate_of(cs[0], full, runs) is cs[0], "rr 1 changed")
