@@ -402,9 +402,12 @@ class Session:
 
         t = threading.Thread(target=run_stream, daemon=True)
         t.start()
-        time.sleep(0.5)
-        res = self.workload(rr, secs)
-        t.join(secs + 60)
+        try:
+            time.sleep(0.5)
+            res = self.workload(rr, secs)
+        finally:
+            # the stream's client is done before the next cell starts one
+            t.join(secs + 60)
         check(not t.is_alive(), "%s: still running after the round trips ended" % stream)
         if "err" in box:
             raise box["err"]

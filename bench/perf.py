@@ -257,7 +257,8 @@ def full_speed_sig(cell):
 def rate_of(cell, full, runs):
     """The cell to run: one whose rate is a share ("50%") gets that share
     of the median packet rate its full-speed sibling (full: sig -> key)
-    reached so far in this run, per direction."""
+    reached so far in this run (its runs in this and the earlier rounds),
+    per direction."""
     share = fraction_of(traffic_of(cell).get("rate"))
     if share is None:
         return cell

@@ -72,6 +72,11 @@ nap_timer_ready(struct vfwd_worker *w)
 	w->nap_timer_ev.epdata.data = NAP_TIMER_TAG;
 	w->nap_timer_added = rte_epoll_ctl(RTE_EPOLL_PER_THREAD, EPOLL_CTL_ADD, w->nap_timer_fd,
 					   &w->nap_timer_ev) == 0;
+	if (!w->nap_timer_added) {
+		/* not again at every sleep: without it, whole milliseconds */
+		close(w->nap_timer_fd);
+		w->nap_timer_fd = -1;
+	}
 	return w->nap_timer_added;
 }
 
@@ -92,10 +97,13 @@ epoll_sleep(struct vfwd_worker *w, uint32_t us)
 		nev = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, MAX_EVENTS, -1);
 		/* disarmed, its expiry count is 0 again: nothing to read */
 		(void)timerfd_settime(w->nap_timer_fd, 0, &off, NULL);
+	} else if (us >= 1000) {
+		/* no timer: whole milliseconds */
+		nev = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, MAX_EVENTS, (int)(us / 1000));
 	} else {
-		/* no timer: whole milliseconds, at least one */
-		nev = rte_epoll_wait(RTE_EPOLL_PER_THREAD, ev, MAX_EVENTS,
-				     (int)RTE_MAX(us / 1000, 1u));
+		/* ... and a shorter sleep a nap that no interrupt ends */
+		nap(us);
+		return false;
 	}
 	for (int e = 0; e < nev; e++) {
 		if (ev[e].epdata.data == NAP_TIMER_TAG)
@@ -336,6 +344,9 @@ sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 	bool by_intr = false;
 	uint32_t us;
 
+	/* a kick that brought nothing is not what the next packets waited
+	 * for */
+	w->wake_wait = NAPI_WAKE_NONE;
 	count_queues(w, &naps, &down);
 	us = sleep_len(w, k, naps, down);
 	/* A short nap with nap-wake timer leaves the queues that have
@@ -353,16 +364,17 @@ sleep_now(struct vfwd_worker *w, const struct vfwd_knobs *k, uint64_t now)
 			us = sleep_len(w, k, failed, down);
 		naps += failed;
 	}
-	st->sleeps++;
-	st->intr_queues += n;
-	st->nap_queues += naps;
 	/* a packet that came between the last poll and arming raised no
 	 * interrupt, and one that came since the last poll ends a nap before
-	 * it starts: look once more */
-	if (queues_busy(w)) {
+	 * it starts: look once more (a work lcore's stream list names the rx
+	 * lcores' queues: not its to look at) */
+	if (w->role != VFWD_ROLE_WORK && queues_busy(w)) {
 		disarm(w, armed);
 		return rte_rdtsc();
 	}
+	st->sleeps++;
+	st->intr_queues += n;
+	st->nap_queues += naps;
 	if (n)
 		by_intr = epoll_sleep(w, us);
 	else
