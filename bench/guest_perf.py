@@ -442,7 +442,8 @@ class Session:
             m["g_sirq_mb"] = 1000.0 * (d[5] + d[6]) / hz / mb
             m["g_cpu_mb"] = 1000.0 * (total - d[3] - d[4] - d[7]) / hz / mb
         m["cpu_pct"] = cpu_pct(f0["ticks"], f1["ticks"], f1["t"] - f0["t"])
-        x0, x1 = f0["xstats"], f1["xstats"]
+        # /ethdev/xstats,0: none on --vhost-path lib, where the vhost port is no ethdev
+        x0, x1 = f0["xstats"] or {}, f1["xstats"] or {}
         dx = {k: x1[k] - x0.get(k, 0) for k in x1 if isinstance(x1[k], int)}
         to_guest = dx.get("tx_good_packets", 0)
         from_guest = dx.get("rx_good_packets", 0)
