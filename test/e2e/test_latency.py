@@ -23,13 +23,15 @@ VFWD = ["--gro", "--gro-mode", "heavy", "--gro-flush-policy", "timeout",
         "--gro-flush-us", str(FLUSH_US)]
 
 
-def send(env, gen_vdevs, tag):
-    g = env.gen(gen_vdevs, GEN, name="gen-" + tag)
+def send(env, gen_vdevs, tag, args=GEN, direction="wire_to_vm", count=4000):
+    """One generator run of args; its report of direction, count units
+    sent and each received or lost."""
+    g = env.gen(gen_vdevs, args, name="gen-" + tag)
     g.wait_output('"ok"', 60)
     rep = g.last_json()
     check(g.stop(20) in (0, 3), "generator: " + g.err()[-800:])
-    x = rep["dirs"]["wire_to_vm"]
-    check(x["sent"] == 4000 and x["received"] + x["lost"] == x["sent"], "generator: %s" % x)
+    x = rep["dirs"][direction]
+    check(x["sent"] == count and x["received"] + x["lost"] == x["sent"], "generator: %s" % x)
     return x
 
 
@@ -101,12 +103,7 @@ def udp_round(env, vf, gen_vdevs, tag):
     500 us, so that each waits in a tx hold alone); the generator's
     direction report and vfwd's stages."""
     vf.command("clear fwd stats")
-    g = env.gen(gen_vdevs, UDP, name="gen-" + tag)
-    g.wait_output('"ok"', 60)
-    rep = g.last_json()
-    check(g.stop(20) in (0, 3), "generator: " + g.err()[-800:])
-    x = rep["dirs"]["vm_to_wire"]
-    check(x["sent"] == 2000 and x["received"] + x["lost"] == x["sent"], "generator: %s" % x)
+    x = send(env, gen_vdevs, tag, UDP, "vm_to_wire", 2000)
     st = show(vf)["total"]["latency"]
     v = vf.command_json("show fwd stats json")["total"]["dirs"]["vm_to_wire"]
     print("     %-5s one-way us p50 %.1f mean %.1f p99 %.1f (%d got); stages: %s" %
