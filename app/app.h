@@ -147,7 +147,11 @@ void vfwd_show_port_info(struct vfwd_app *app, int port, bool json);
 void vfwd_show_config(struct vfwd_app *app, bool json);
 int vfwd_view_init(struct vfwd_stats_view *v, uint16_t nb_workers);
 void vfwd_view_fini(struct vfwd_stats_view *v);
-/* Raw counters of every worker into now[nb_workers]. */
+/* How long a report waits for the workers' snapshots: a napi lcore answers
+ * when its sleep ends (sleep-max-us, 100 ms at most) */
+#define VFWD_SNAPSHOT_TIMEOUT_US 200000
+/* Raw counters of every worker into now[nb_workers], each a consistent
+ * set (vfwd_workers_snapshot; control thread only). */
 void vfwd_stats_read(const struct vfwd_app *app, struct vfwd_lcore_stats *now);
 
 /* cli.c */

@@ -546,8 +546,8 @@ vfwd_ctl_clear_fwd_stats(struct vfwd_app *app)
 
 	/* exact: each worker copies its counters between two rounds, with
 	 * what waits in holds counted, not sent (see vfwd_worker_snapshot) */
-	for (uint16_t w = 0; snap != NULL && w < app->nb_workers; w++)
-		vfwd_worker_snapshot(app->workers[w], &snap[w], PUBLISH_TIMEOUT_US);
+	if (snap != NULL)
+		vfwd_stats_read(app, snap);
 	pthread_mutex_lock(&app->lock);
 	if (snap != NULL)
 		memcpy(app->base, snap, app->nb_workers * sizeof(*snap));

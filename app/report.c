@@ -247,8 +247,11 @@ struct report {
 void
 vfwd_stats_read(const struct vfwd_app *app, struct vfwd_lcore_stats *now)
 {
-	for (uint16_t w = 0; w < app->nb_workers; w++)
-		memcpy(&now[w], vfwd_worker_counters(app->workers[w]), sizeof(now[w]));
+	/* each worker's set from between two of its rounds, so that a report
+	 * read while forwarding adds up (rx = tx + drops + held): a copy
+	 * taken under the worker's feet was off by as many rounds as the
+	 * copying thread spent preempted in it */
+	(void)vfwd_workers_snapshot(app->workers, app->nb_workers, now, VFWD_SNAPSHOT_TIMEOUT_US);
 }
 
 /* r's arrays must hold nb_workers entries. */

@@ -155,9 +155,6 @@ int vfwd_worker_launch(struct vfwd_worker *w, const uint32_t *quiesce_epoch);
 void vfwd_worker_stop(struct vfwd_worker *w);
 /* The last quiesce epoch w acknowledged (any thread). */
 uint32_t vfwd_worker_quiesce_seen(const struct vfwd_worker *w);
-/* The live counters, for control's periodic report: read word by word,
- * each untorn and only growing (telemetry uses vfwd_worker_stats_read). */
-const struct vfwd_lcore_stats *vfwd_worker_counters(const struct vfwd_worker *w);
 /* A re-plan: to (not yet running) carries on from from's counters. */
 void vfwd_worker_counters_carry(struct vfwd_worker *to, const struct vfwd_worker *from);
 
@@ -211,6 +208,11 @@ int vfwd_workers_publish(struct vfwd_worker *const *ws, uint16_t n, const struct
  * a racy copy). */
 int vfwd_worker_snapshot(struct vfwd_worker *w, struct vfwd_lcore_stats *snap,
 			 unsigned int timeout_us);
+/* vfwd_worker_snapshot for workers ws[0..n) into snaps[0..n), the waits
+ * overlapping (timeout_us for all of them). Returns 0, or -ETIMEDOUT when
+ * some worker did not answer (its copy racy). */
+int vfwd_workers_snapshot(struct vfwd_worker *const *ws, uint16_t n, struct vfwd_lcore_stats *snaps,
+			  unsigned int timeout_us);
 /* A copy of a worker's counters for a thread that is neither its worker
  * nor control (telemetry): word by word (each counter untorn, only ever
  * growing), and retried while control re-initialises the worker

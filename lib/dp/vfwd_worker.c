@@ -541,26 +541,57 @@ vfwd_worker_publish(struct vfwd_worker *w, const struct vfwd_knobs *knobs, unsig
 	return 0;
 }
 
-int
-vfwd_worker_snapshot(struct vfwd_worker *w, struct vfwd_lcore_stats *snap, unsigned int timeout_us)
+/* Asks a running worker for a consistent copy (a stopped one's counters
+ * stand still: nothing to ask). */
+static void
+snapshot_ask(struct vfwd_worker *w)
 {
-	uint32_t want = w->clear_req + 1;
-	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() / 1000000 * timeout_us;
+	if (w->running)
+		__atomic_store_n(&w->clear_req, w->clear_req + 1, __ATOMIC_RELEASE);
+}
 
-	if (!w->running) {
-		*snap = w->stats;
-		return 0;
-	}
-	__atomic_store_n(&w->clear_req, want, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&w->clear_seen, __ATOMIC_ACQUIRE) != want) {
-		if (!w->running || rte_get_timer_cycles() > deadline) {
+/* Waits until deadline for the answer to snapshot_ask, then copies. */
+static int
+snapshot_take(struct vfwd_worker *w, struct vfwd_lcore_stats *snap, uint64_t deadline)
+{
+	uint32_t want = w->clear_req;
+
+	while (w->running && __atomic_load_n(&w->clear_seen, __ATOMIC_ACQUIRE) != want) {
+		if (rte_get_timer_cycles() > deadline) {
 			*snap = w->stats;
-			return w->running ? -ETIMEDOUT : 0;
+			return -ETIMEDOUT;
 		}
 		rte_pause();
 	}
-	*snap = w->stats_snap;
+	/* a stopped worker was not asked (or stopped since): its own
+	 * counters, which stand still, and clear_seen may be an old answer */
+	*snap = w->running ? w->stats_snap : w->stats;
 	return 0;
+}
+
+int
+vfwd_worker_snapshot(struct vfwd_worker *w, struct vfwd_lcore_stats *snap, unsigned int timeout_us)
+{
+	snapshot_ask(w);
+	return snapshot_take(w, snap, rte_get_timer_cycles() +
+					      rte_get_timer_hz() / 1000000 * timeout_us);
+}
+
+int
+vfwd_workers_snapshot(struct vfwd_worker *const *ws, uint16_t n, struct vfwd_lcore_stats *snaps,
+		      unsigned int timeout_us)
+{
+	uint64_t deadline = rte_get_timer_cycles() + rte_get_timer_hz() / 1000000 * timeout_us;
+	int ret = 0;
+
+	/* all asked first: the waits overlap, a sleeping napi lcore's
+	 * included */
+	for (uint16_t i = 0; i < n; i++)
+		snapshot_ask(ws[i]);
+	for (uint16_t i = 0; i < n; i++)
+		if (snapshot_take(ws[i], &snaps[i], deadline) != 0)
+			ret = -ETIMEDOUT;
+	return ret;
 }
 
 /* ------------------------------------------------------ the app's handle */
@@ -632,12 +663,6 @@ uint32_t
 vfwd_worker_quiesce_seen(const struct vfwd_worker *w)
 {
 	return __atomic_load_n(&w->quiesce_seen, __ATOMIC_ACQUIRE);
-}
-
-const struct vfwd_lcore_stats *
-vfwd_worker_counters(const struct vfwd_worker *w)
-{
-	return &w->stats;
 }
 
 void

@@ -834,7 +834,9 @@ running_worker_takes_knobs_and_snapshots(void)
 		end = rte_rdtsc() + us_to_tsc(1000000);
 		while (rx_seen() < fed && rte_rdtsc() < end)
 			rte_pause();
-		CHECK(vfwd_worker_snapshot(worker, &snap, 1000000) == 0);
+		/* the reports' way (all workers asked at once) every other step */
+		CHECK((step % 2 ? vfwd_workers_snapshot(&worker, 1, &snap, 1000000)
+				: vfwd_worker_snapshot(worker, &snap, 1000000)) == 0);
 		accounted_snaps += accounted(&snap);
 		for (unsigned int n = 9; small && n <= VFWD_MAX_BURST; n++)
 			late += snap.dir[VFWD_DIR_VM_TO_WIRE].rx_burst_hist[n] !=
@@ -844,6 +846,9 @@ running_worker_takes_knobs_and_snapshots(void)
 	worker->running = 0;
 	pthread_join(t, NULL);
 	out += drain_tx(0, NULL);
+	/* stopped: its own counters, not the last answer's */
+	CHECK(vfwd_workers_snapshot(&worker, 1, &snap, 1000) == 0 &&
+	      snap.dir[VFWD_DIR_VM_TO_WIRE].tx_pkts == out);
 	printf("# %u fed, %u out; %u of 40 sets taken at once, %u of 40 snapshots accounted, "
 	       "%u bursts above 8 after burst 8; held %lu in, %lu out\n", fed, out, published,
 	       accounted_snaps, late, (unsigned long)d->held_in, (unsigned long)d->held_out);
