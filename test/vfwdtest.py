@@ -166,6 +166,17 @@ def thread_runnable_ns(pid, name):
     raise TestFailure("no thread %s in %d" % (name, pid))
 
 
+def cpu_wait_us():
+    """Microseconds, since boot, during which some task of this machine
+    waited for a CPU (/proc/pressure/cpu's "some" total); None where the
+    kernel keeps no pressure figures."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            return int(f.readline().split("total=")[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 class Proc:
     """A process whose output goes to files in the test's directory."""
 
@@ -337,6 +348,10 @@ class PtyProc:
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
         env.procs.append(self)
+
+    @property
+    def pid(self):
+        return self.p.pid
 
     def _read(self):
         while True:

@@ -13,8 +13,9 @@ latency_* tests.
 """
 
 import json
+import time
 
-from vfwdtest import Env, check, gen_topology, telemetry
+from vfwdtest import Env, check, cpu_wait_us, gen_topology, telemetry, thread_runnable_ns
 
 FLUSH_US = 400
 GEN = ["--profile", "tcp", "--dir", "wire-to-vm", "--rate", "4000", "--count", "4000",
@@ -96,21 +97,73 @@ def test_latency_gro_waits_bounded_by_its_flush_switched_and_cleared():
 UDP = ["--profile", "udp", "--dir", "vm-to-wire", "--rate", "2000", "--count", "2000",
        "--size", "64", "--timeout", "30", "--format", "json", "--linger"]
 HOLD_US = 200
+WORKER_1 = ("rte-worker-1", "dpdk-worker1")  # DPDK's names through 23.07 and since
+# A round in which vfwd's worker waited for a CPU longer than this share
+# of it, or any task (the kernel's pressure figures: the generator's
+# threads) longer than the second, says nothing about a 200 us wait: a
+# worker off its CPU for a time slice holds every frame that long. Here a
+# quiet round measured up to 0.6% and 3.4%, one beside a busy loop on each
+# CPU 50% and 95%.
+QUIET_WORKER, QUIET_ANY = 0.01, 0.10
 
 
-def udp_round(env, vf, gen_vdevs, tag):
+class Round:
     """clear, 2000 paced UDP frames from the VM to the wire (one each
-    500 us, so that each waits in a tx hold alone); the generator's
-    direction report and vfwd's stages."""
-    vf.command("clear fwd stats")
-    x = send(env, gen_vdevs, tag, UDP, "vm_to_wire", 2000)
-    st = show(vf)["total"]["latency"]
-    v = vf.command_json("show fwd stats json")["total"]["dirs"]["vm_to_wire"]
-    print("     %-5s one-way us p50 %.1f mean %.1f p99 %.1f (%d got); stages: %s" %
-          (tag, x["latency_us"]["p50"], x["latency_us"]["mean"], x["latency_us"]["p99"],
-           x["received"], {k: (s["count"], round(s["mean_us"], 1), round(s["p50_us"], 1))
-                           for k, s in st.items() if s["count"]}))
-    return x, st, v
+    500 us, so that each waits in a tx hold alone): the generator's
+    direction report (x), vfwd's stages (st) and direction counters (v),
+    and the shares of the round that vfwd's worker, and anything, spent
+    waiting for a CPU."""
+
+    def __init__(self, env, vf, gen_vdevs, tag):
+        vf.command("clear fwd stats")
+        t0, psi0 = time.monotonic(), cpu_wait_us()
+        run0 = thread_runnable_ns(vf.pid, WORKER_1)[1]
+        self.x = send(env, gen_vdevs, tag, UDP, "vm_to_wire", 2000)
+        secs = time.monotonic() - t0
+        worker_wait = (thread_runnable_ns(vf.pid, WORKER_1)[1] - run0) / 1e9
+        psi = (cpu_wait_us() - psi0) / 1e6 if psi0 is not None else 0
+        self.worker_waited, self.any_waited = worker_wait / secs, psi / secs
+        self.st = show(vf)["total"]["latency"]
+        self.v = vf.command_json("show fwd stats json")["total"]["dirs"]["vm_to_wire"]
+        lat = self.x["latency_us"]
+        print("     %-5s one-way us p50 %.1f mean %.1f p99 %.1f (%d got), waiting for a CPU "
+              "%.1f%% (worker) %.1f%% (any); stages: %s"
+              % (tag, lat["p50"], lat["mean"], lat["p99"], self.x["received"],
+                 100 * self.worker_waited, 100 * self.any_waited,
+                 {k: (s["count"], round(s["mean_us"], 1), round(s["p50_us"], 1))
+                  for k, s in self.st.items() if s["count"]}))
+
+    def quiet(self):
+        return self.worker_waited <= QUIET_WORKER and self.any_waited <= QUIET_ANY
+
+
+def hold_counted(r):
+    """What a tx hold must count whatever the machine's load: every frame
+    sent, in tx_hold alone, none before the timer (tx-hold-idle on)."""
+    hold = r.st["tx_hold"]
+    check(hold["count"] == r.v["tx_pkts"] and hold["count"] >= r.x["received"],
+          "tx_hold counted %d, vfwd sent %d, generator got %d"
+          % (hold["count"], r.v["tx_pkts"], r.x["received"]))
+    check(hold["mean_us"] >= 0.75 * HOLD_US,
+          "tx_hold mean %.1f us for tx-flush-us %d" % (hold["mean_us"], HOLD_US))
+    others = {k: s["count"] for k, s in r.st.items() if k not in ("tx_hold", "tx_wait")}
+    check(not any(others.values()), "a hold counted elsewhere: %s" % others)
+
+
+def hold_timed(base, r):
+    """What a quiet pair of rounds shows of the hold's time: the stage's
+    mean near the timer, tx retries a small part of it, and the
+    generator's mean grown by the stage's (means against means: both exact
+    sums, and a frame that waited long in the hold arrived as late)."""
+    hold = r.st["tx_hold"]
+    check(hold["mean_us"] <= 2 * HOLD_US,
+          "tx_hold mean %.1f us for tx-flush-us %d" % (hold["mean_us"], HOLD_US))
+    check(r.st["tx_wait"]["count"] * r.st["tx_wait"]["mean_us"] <
+          0.05 * hold["count"] * hold["mean_us"], "tx_wait %s" % r.st["tx_wait"])
+    grew = r.x["latency_us"]["mean"] - base.x["latency_us"]["mean"]
+    check(abs(grew - hold["mean_us"]) <= 0.15 * hold["mean_us"] + 20,
+          "the generator's mean grew %.1f us (%s, then %s), the tx_hold stage says %s"
+          % (grew, base.x["latency_us"], r.x["latency_us"], hold))
 
 
 def test_latency_stages_account_for_the_generators_one_way_wait():
@@ -118,57 +171,57 @@ def test_latency_stages_account_for_the_generators_one_way_wait():
     one-way latency beside vfwd's stages. Polling, no batching: no stage
     holds anything (tx retries aside). set tx-batch 32, tx-flush-us 200,
     tx-hold-idle on (a lone frame waits for the timer, not for an empty
-    poll): every frame waits in the tx hold, about 200 us, no other stage
-    counts,
-    and the generator's mean grows by the hold's (within 15% and 20 us:
-    the scheduler's noise in either run). rx-mode napi: the napi_wake
-    stage counts, only there; with polling it never does."""
+    poll): every frame waits in the tx hold, at least about 200 us, no
+    other stage counts. On a pair of rounds that had their CPUs (up to 3
+    tries), the hold's mean is near 200 us and the generator's mean grows
+    by it (within 15% and 20 us: the scheduler's noise in either run).
+    rx-mode napi: the napi_wake stage counts, only there; with polling it
+    never does. A machine too busy for any quiet pair is said, and then
+    only the counts and the lower bound are judged."""
     with Env("lat-sum") as env:
         fwd_vdevs, gen_vdevs = gen_topology(env)
         vf = env.vfwd_pty(fwd_vdevs, ["--latency", "on", "--stats-format", "json"])
         vf.expect(r"vfwd> ", 30)
         check("forwarding started" in vf.command("start"), vf.screen()[-800:])
 
-        base, st, _ = udp_round(env, vf, gen_vdevs, "poll")
-        held = {k: s["count"] for k, s in st.items() if k != "tx_wait"}
-        check(not any(held.values()), "polling, no batching, yet held: %s" % held)
+        timed = None
+        for attempt in range(3):
+            vf.command("set tx-batch 1")
+            vf.command("set tx-hold-idle off")
+            base = Round(env, vf, gen_vdevs, "poll")
+            held = {k: s["count"] for k, s in base.st.items() if k != "tx_wait"}
+            check(not any(held.values()), "polling, no batching, yet held: %s" % held)
 
-        vf.command("set tx-batch 32")
-        vf.command("set tx-flush-us %d" % HOLD_US)
-        vf.command("set tx-hold-idle on")
-        x, st, v = udp_round(env, vf, gen_vdevs, "hold")
-        hold = st["tx_hold"]
-        check(hold["count"] == v["tx_pkts"] and hold["count"] >= x["received"],
-              "tx_hold counted %d, vfwd sent %d, generator got %d"
-              % (hold["count"], v["tx_pkts"], x["received"]))
-        check(0.75 * HOLD_US <= hold["mean_us"] <= 2 * HOLD_US,
-              "tx_hold mean %.1f us for tx-flush-us %d" % (hold["mean_us"], HOLD_US))
-        others = {k: s["count"] for k, s in st.items() if k not in ("tx_hold", "tx_wait")}
-        check(not any(others.values()), "a hold counted elsewhere: %s" % others)
-        check(st["tx_wait"]["count"] * st["tx_wait"]["mean_us"] <
-              0.05 * hold["count"] * hold["mean_us"], "tx_wait %s" % st["tx_wait"])
-        # means against means: both exact sums, and a frame that waited
-        # long in the hold arrived as late at the generator
-        grew = x["latency_us"]["mean"] - base["latency_us"]["mean"]
-        check(abs(grew - hold["mean_us"]) <= 0.15 * hold["mean_us"] + 20,
-              "the generator's mean grew %.1f us (%s, then %s), the tx_hold stage says %s"
-              % (grew, base["latency_us"], x["latency_us"], hold))
+            vf.command("set tx-batch 32")
+            vf.command("set tx-flush-us %d" % HOLD_US)
+            vf.command("set tx-hold-idle on")
+            r = Round(env, vf, gen_vdevs, "hold")
+            hold_counted(r)
+            if base.quiet() and r.quiet():
+                hold_timed(base, r)
+                timed = base
+                break
+        if timed is None:
+            print("     the hold's time not judged: no quiet pair of rounds in 3 (see the "
+                  "shares waiting for a CPU)")
 
         vf.command("set tx-batch 1")
         vf.command("set rx-mode napi")
-        x, st, v = udp_round(env, vf, gen_vdevs, "napi")
-        wake = st["napi_wake"]
-        check(0 < wake["count"] <= v["rx_pkts"], "napi_wake %s, rx %d" % (wake, v["rx_pkts"]))
-        grew = x["latency_us"]["p50"] - base["latency_us"]["p50"]
-        # what the stage sees (the run-queue wait after the kick) is part
-        # of what napi adds; the rest (the kick's way through the kernel,
-        # an idle CPU's or vCPU's wake-up) happens before the lcore runs
-        check(wake["mean_us"] <= max(grew, 0) + 20,
-              "napi_wake mean %.1f us, yet the generator's median grew %.1f"
-              % (wake["mean_us"], grew))
+        r = Round(env, vf, gen_vdevs, "napi")
+        wake = r.st["napi_wake"]
+        check(0 < wake["count"] <= r.v["rx_pkts"], "napi_wake %s, rx %d" % (wake, r.v["rx_pkts"]))
+        if timed is not None and r.quiet():
+            grew = r.x["latency_us"]["p50"] - timed.x["latency_us"]["p50"]
+            # what the stage sees (the run-queue wait after the kick) is
+            # part of what napi adds; the rest (the kick's way through the
+            # kernel, an idle CPU's or vCPU's wake-up) happens before the
+            # lcore runs
+            check(wake["mean_us"] <= max(grew, 0) + 20,
+                  "napi_wake mean %.1f us, yet the generator's median grew %.1f"
+                  % (wake["mean_us"], grew))
 
         vf.command("set rx-mode poll")
-        _, st, _ = udp_round(env, vf, gen_vdevs, "poll2")
-        check(st["napi_wake"]["count"] == 0, "napi_wake while polling: %s" % st["napi_wake"])
+        r = Round(env, vf, gen_vdevs, "poll2")
+        check(r.st["napi_wake"]["count"] == 0, "napi_wake while polling: %s" % r.st["napi_wake"])
         vf.send("quit")
         check(vf.wait(30) == 0, vf.screen()[-800:])
