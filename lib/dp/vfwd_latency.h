@@ -49,27 +49,59 @@ lat_add_run(const struct vfwd_worker *w, struct vfwd_lat_stats *l, uint64_t t, u
 		vfwd_lat_add_n(l, t < now ? now - t : 0, n);
 }
 
+/* Where a stage keeps its packets' in-times: an array beside them, or
+ * the mbufs' field. */
+typedef uint64_t (*lat_in_fn)(const struct vfwd_worker *w, const void *src, uint16_t i);
+
+static inline uint64_t
+lat_in_array(const struct vfwd_worker *w __rte_unused, const void *src, uint16_t i)
+{
+	return ((const uint64_t *)src)[i];
+}
+
+static inline uint64_t
+lat_in_field(const struct vfwd_worker *w, const void *src, uint16_t i)
+{
+	return *lat_field(w, ((struct rte_mbuf *const *)src)[i]);
+}
+
+/* The waits of n packets whose in-times in(src, i) say, each run of equal
+ * times counted at once. fifo: they come out in the order they went in,
+ * so all went in together when the first and the last did (the usual
+ * case, counted without a look at the others). */
+static inline void
+lat_take_runs(struct vfwd_worker *w, enum vfwd_lat_stage stage, const void *src, uint16_t n,
+	      uint64_t now, bool fifo, lat_in_fn in)
+{
+	struct vfwd_lat_stats *l = &w->stats.lat[stage];
+	uint16_t start = 0;
+	uint64_t t_start;
+
+	if (likely(!w->lat_on) || n == 0)
+		return;
+	t_start = in(w, src, 0);
+	if (fifo && t_start == in(w, src, n - 1)) {
+		lat_add_run(w, l, t_start, now, n);
+		return;
+	}
+	for (uint16_t j = 1; j <= n; j++) {
+		uint64_t t = j < n ? in(w, src, j) : 0;
+
+		if (j == n || t != t_start) {
+			lat_add_run(w, l, t_start, now, j - start);
+			start = j;
+			t_start = t;
+		}
+	}
+}
+
 /* The waits of packets whose in-times are tsc[0..n), in the order they
- * went in (so all equal when the first and the last are: one run, the
- * usual case, counted without a look at the others). */
+ * went in (the tx hold). */
 static inline void
 lat_take_tsc(struct vfwd_worker *w, enum vfwd_lat_stage stage, const uint64_t *tsc, uint16_t n,
 	     uint64_t now)
 {
-	struct vfwd_lat_stats *l = &w->stats.lat[stage];
-	uint16_t start = 0;
-
-	if (likely(!w->lat_on) || n == 0)
-		return;
-	if (tsc[0] == tsc[n - 1]) {
-		lat_add_run(w, l, tsc[0], now, n);
-		return;
-	}
-	for (uint16_t j = 1; j <= n; j++)
-		if (j == n || tsc[j] != tsc[start]) {
-			lat_add_run(w, l, tsc[start], now, j - start);
-			start = j;
-		}
+	lat_take_runs(w, stage, tsc, n, now, true, lat_in_array);
 }
 
 /* tsc[0..n) go in at now (a stage that keeps its packets' in-times beside
@@ -95,34 +127,12 @@ lat_stamp(const struct vfwd_worker *w, struct rte_mbuf **pkts, uint16_t n, uint6
 
 /* pkts[0..n) come out of stage's place at now: their waits counted (as
  * lat_add_run says). fifo: they come out in the order they went in, each
- * stamped when it did (the backlog, a pipeline ring): all stamped alike
- * when the first and the last are. */
+ * stamped when it did (the backlog, a pipeline ring). */
 static inline void
 lat_take(struct vfwd_worker *w, enum vfwd_lat_stage stage, struct rte_mbuf *const *pkts,
 	 uint16_t n, uint64_t now, bool fifo)
 {
-	struct vfwd_lat_stats *l = &w->stats.lat[stage];
-	uint64_t run_tsc = 0;
-	uint16_t run = 0;
-
-	if (likely(!w->lat_on) || n == 0)
-		return;
-	if (fifo && *lat_field(w, pkts[0]) == *lat_field(w, pkts[n - 1])) {
-		lat_add_run(w, l, *lat_field(w, pkts[0]), now, n);
-		return;
-	}
-	for (uint16_t j = 0; j < n; j++) {
-		uint64_t t = *lat_field(w, pkts[j]);
-
-		if (run && t != run_tsc) {
-			lat_add_run(w, l, run_tsc, now, run);
-			run = 0;
-		}
-		run_tsc = t;
-		run++;
-	}
-	if (run)
-		lat_add_run(w, l, run_tsc, now, run);
+	lat_take_runs(w, stage, pkts, n, now, fifo, lat_in_field);
 }
 
 #endif /* VFWD_LATENCY_H */
