@@ -80,6 +80,46 @@ vfwd_port_queue_pkts(uint16_t port, const struct rte_eth_stats *st, uint16_t nb_
 
 #endif
 
+/* ------------------------------------------ what vfwd keeps per socket */
+
+/* Each vhost-user socket vfwd asked something of, or registered through
+ * one of the stand-ins below: whether to register it lean (no librte_vhost
+ * xstats) and whether it was, and the ops passed on with guest_notify
+ * added (librte_vhost keeps the pointer for the socket's life). Written
+ * under the lock by control and by whoever registers (net_vhost, in ethdev
+ * configure, on control's thread too). A socket registered again (a port
+ * replugged) keeps its slot. */
+static struct {
+	pthread_mutex_t lock;
+	unsigned int nb;
+	struct {
+		char path[PATH_MAX];
+		bool lean;
+		bool registered_lean;
+		struct rte_vhost_device_ops ops;
+	} sock[VFWD_MAX_PORTS];
+} socks = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* path's slot, or -1; add: a new one if there was none and room is left.
+ * With socks.lock held. */
+static int
+sock_slot(const char *path, bool add)
+{
+	unsigned int i;
+
+	if (path == NULL || strlen(path) >= PATH_MAX)
+		return -1;
+	for (i = 0; i < socks.nb; i++)
+		if (strcmp(socks.sock[i].path, path) == 0)
+			return (int)i;
+	if (!add || socks.nb == RTE_DIM(socks.sock))
+		return -1;
+	memset(&socks.sock[i], 0, sizeof(socks.sock[i]));
+	strcpy(socks.sock[i].path, path);
+	socks.nb++;
+	return (int)i;
+}
+
 /* ------------------------------------------------- guest notifications */
 
 #if RTE_VERSION >= RTE_VERSION_NUM(23, 7, 0, 0)
@@ -87,19 +127,8 @@ vfwd_port_queue_pkts(uint16_t port, const struct rte_eth_stats *st, uint16_t nb_
 typedef int (*callback_register_fn)(const char *path,
 				    struct rte_vhost_device_ops const *const ops);
 
-/* What the stand-in keeps: the op to add, and for each socket it saw the
- * ops it passed on (librte_vhost keeps the pointer for the socket's
- * life). Written under hook_lock by control and by whoever registers
- * (net_vhost, in ethdev configure, on control's thread too). */
-static struct {
-	pthread_mutex_t lock;
-	bool (*fn)(int vid, uint16_t vring);
-	unsigned int nb;
-	struct {
-		char path[PATH_MAX];
-		struct rte_vhost_device_ops ops;
-	} sock[VFWD_MAX_PORTS];
-} hook = {.lock = PTHREAD_MUTEX_INITIALIZER};
+/* the op to add (vfwd_compat_notify_hook); under socks.lock */
+static bool (*notify_op)(int vid, uint16_t vring);
 
 int
 rte_vhost_driver_callback_register(const char *path, struct rte_vhost_device_ops const *const ops)
@@ -112,33 +141,23 @@ rte_vhost_driver_callback_register(const char *path, struct rte_vhost_device_ops
 		next = (callback_register_fn)dlsym(RTLD_NEXT, "rte_vhost_driver_callback_register");
 	if (next == NULL)
 		return -1;
-	pthread_mutex_lock(&hook.lock);
-	if (hook.fn != NULL && path != NULL && ops != NULL && ops->guest_notify == NULL &&
-	    strlen(path) < PATH_MAX) {
-		unsigned int i;
-
-		/* a socket registered again (a port replugged) takes its slot
-		 * back: its device went with the old registration */
-		for (i = 0; i < hook.nb && strcmp(hook.sock[i].path, path) != 0; i++)
-			;
-		if (i < RTE_DIM(hook.sock)) {
-			if (i == hook.nb)
-				hook.nb++;
-			strcpy(hook.sock[i].path, path);
-			hook.sock[i].ops = *ops;
-			hook.sock[i].ops.guest_notify = hook.fn;
-			pass = &hook.sock[i].ops;
-			slot = (int)i;
+	pthread_mutex_lock(&socks.lock);
+	if (notify_op != NULL && ops != NULL && ops->guest_notify == NULL) {
+		slot = sock_slot(path, true);
+		if (slot >= 0) {
+			socks.sock[slot].ops = *ops;
+			socks.sock[slot].ops.guest_notify = notify_op;
+			pass = &socks.sock[slot].ops;
 		}
 	}
-	pthread_mutex_unlock(&hook.lock);
+	pthread_mutex_unlock(&socks.lock);
 	ret = next(path, pass);
 	if (ret != 0 && slot >= 0) {
 		/* not registered: librte_vhost kept no pointer to the slot,
 		 * and vfwd_compat_notify_hooked must not say it was */
-		pthread_mutex_lock(&hook.lock);
-		hook.sock[slot].ops.guest_notify = NULL;
-		pthread_mutex_unlock(&hook.lock);
+		pthread_mutex_lock(&socks.lock);
+		socks.sock[slot].ops.guest_notify = NULL;
+		pthread_mutex_unlock(&socks.lock);
 	}
 	return ret;
 }
@@ -152,21 +171,22 @@ vfwd_compat_notify_supported(void)
 int
 vfwd_compat_notify_hook(bool (*fn)(int vid, uint16_t vring))
 {
-	pthread_mutex_lock(&hook.lock);
-	hook.fn = fn;
-	pthread_mutex_unlock(&hook.lock);
+	pthread_mutex_lock(&socks.lock);
+	notify_op = fn;
+	pthread_mutex_unlock(&socks.lock);
 	return 0;
 }
 
 bool
 vfwd_compat_notify_hooked(const char *path)
 {
-	bool found = false;
+	bool found;
+	int i;
 
-	pthread_mutex_lock(&hook.lock);
-	for (unsigned int i = 0; i < hook.nb && !found; i++)
-		found = strcmp(hook.sock[i].path, path) == 0 && hook.sock[i].ops.guest_notify != NULL;
-	pthread_mutex_unlock(&hook.lock);
+	pthread_mutex_lock(&socks.lock);
+	i = sock_slot(path, false);
+	found = i >= 0 && socks.sock[i].ops.guest_notify != NULL;
+	pthread_mutex_unlock(&socks.lock);
 	return found;
 }
 
@@ -211,44 +231,19 @@ vfwd_compat_notify_guest(int vid, uint16_t vring)
 
 typedef int (*driver_register_fn)(const char *path, uint64_t flags);
 
-/* The sockets to register lean, and whether each was. Written under the
- * lock by control and by whoever registers (net_vhost, in ethdev
- * configure, on control's thread too). */
-static struct {
-	pthread_mutex_t lock;
-	unsigned int nb;
-	struct {
-		char path[PATH_MAX];
-		bool registered_lean;
-	} sock[VFWD_MAX_PORTS];
-} lean = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-/* lean's slot for path, or -1. With lean.lock held. */
-static int
-lean_slot(const char *path)
-{
-	for (unsigned int i = 0; i < lean.nb; i++)
-		if (strcmp(lean.sock[i].path, path) == 0)
-			return (int)i;
-	return -1;
-}
-
 int
 vfwd_compat_vhost_lean(const char *path)
 {
-	int ret = 0;
+	int i;
 
 	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
-	pthread_mutex_lock(&lean.lock);
-	if (lean_slot(path) < 0) {
-		if (lean.nb < RTE_DIM(lean.sock))
-			strcpy(lean.sock[lean.nb++].path, path);
-		else
-			ret = -ENOSPC;
-	}
-	pthread_mutex_unlock(&lean.lock);
-	return ret;
+	pthread_mutex_lock(&socks.lock);
+	i = sock_slot(path, true);
+	if (i >= 0)
+		socks.sock[i].lean = true;
+	pthread_mutex_unlock(&socks.lock);
+	return i >= 0 ? 0 : -ENOSPC;
 }
 
 bool
@@ -257,10 +252,10 @@ vfwd_compat_vhost_is_lean(const char *path)
 	bool is;
 	int i;
 
-	pthread_mutex_lock(&lean.lock);
-	i = lean_slot(path);
-	is = i >= 0 && lean.sock[i].registered_lean;
-	pthread_mutex_unlock(&lean.lock);
+	pthread_mutex_lock(&socks.lock);
+	i = sock_slot(path, false);
+	is = i >= 0 && socks.sock[i].registered_lean;
+	pthread_mutex_unlock(&socks.lock);
 	return is;
 }
 
@@ -268,24 +263,24 @@ int
 rte_vhost_driver_register(const char *path, uint64_t flags)
 {
 	static driver_register_fn next;
-	int i = -1, ret;
+	bool lean;
+	int i, ret;
 
 	if (next == NULL)
 		next = (driver_register_fn)dlsym(RTLD_NEXT, "rte_vhost_driver_register");
 	if (next == NULL)
 		return -1;
-	if (path != NULL) {
-		pthread_mutex_lock(&lean.lock);
-		i = lean_slot(path);
-		pthread_mutex_unlock(&lean.lock);
-	}
-	if (i >= 0)
+	pthread_mutex_lock(&socks.lock);
+	i = sock_slot(path, false);
+	lean = i >= 0 && socks.sock[i].lean;
+	pthread_mutex_unlock(&socks.lock);
+	if (lean)
 		flags &= ~RTE_VHOST_USER_NET_STATS_ENABLE;
 	ret = next(path, flags);
-	if (i >= 0) {
-		pthread_mutex_lock(&lean.lock);
-		lean.sock[i].registered_lean = ret == 0;
-		pthread_mutex_unlock(&lean.lock);
+	if (lean) {
+		pthread_mutex_lock(&socks.lock);
+		socks.sock[i].registered_lean = ret == 0;
+		pthread_mutex_unlock(&socks.lock);
 	}
 	return ret;
 }
