@@ -419,10 +419,13 @@ class Search:
             # the saving is in knobs turned together (a short busy-poll
             # window and a short sleep): a descent that kept a dearer
             # point that met the target never turned the rest at the
-            # cheap one. Once more from this mode's best miss
+            # cheap one. Once more from this mode's best miss, over the
+            # knobs it shares with that point (turning back the one that
+            # made it cheap would only lead there again)
             miss = self.best_miss(mode, self.seen.get(key_of(s)))
             if miss is not None and not self.out_of_budget():
-                s = self.coordinate(miss, MODE_KNOBS, "mode %s (from a miss)" % mode)
+                rest = [k for k in MODE_KNOBS if str(miss[k]) == str(s[k])]
+                s = self.coordinate(miss, rest, "mode %s (from a miss)" % mode)
                 if self.seen.get(key_of(s)) is not None:
                     ends.append((s, self.seen[key_of(s)]))
         best = self.best_of(ends)[0]
