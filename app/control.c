@@ -542,12 +542,13 @@ void
 vfwd_ctl_clear_fwd_stats(struct vfwd_app *app)
 {
 	struct vfwd_lcore_stats *snap = malloc(app->nb_workers * sizeof(*snap));
-	uint64_t now = rte_rdtsc();
+	uint64_t now;
 
 	/* exact: each worker copies its counters between two rounds, with
 	 * what waits in holds counted, not sent (see vfwd_worker_snapshot) */
 	if (snap != NULL)
 		vfwd_stats_read(app, snap);
+	now = rte_rdtsc(); /* the counters' time: after the snapshot's wait */
 	pthread_mutex_lock(&app->lock);
 	if (snap != NULL)
 		memcpy(app->base, snap, app->nb_workers * sizeof(*snap));

@@ -251,19 +251,24 @@ vfwd_stats_read(const struct vfwd_app *app, struct vfwd_lcore_stats *now)
 	 * read while forwarding adds up (rx = tx + drops + held): a copy
 	 * taken under the worker's feet was off by as many rounds as the
 	 * copying thread spent preempted in it */
-	(void)vfwd_workers_snapshot(app->workers, app->nb_workers, now, VFWD_SNAPSHOT_TIMEOUT_US);
+	if (vfwd_workers_snapshot(app->workers, app->nb_workers, now, VFWD_SNAPSHOT_TIMEOUT_US) != 0)
+		fprintf(stderr, "dpdk-vfwd: warning: a worker did not copy its counters within %u ms "
+				"(stuck in a port call?): these figures were read as they stood\n",
+			VFWD_SNAPSHOT_TIMEOUT_US / 1000);
 }
 
 /* r's arrays must hold nb_workers entries. */
 static void
 report_take(struct vfwd_app *app, const struct vfwd_stats_view *view, struct report *r)
 {
+	/* the time of the counters: after the snapshot's wait (a napi lcore
+	 * answers when its sleep ends) */
+	vfwd_stats_read(app, r->raw);
 	r->tsc = rte_rdtsc();
 	r->elapsed = app->start_tsc ? (double)(r->tsc - app->start_tsc) / app->tsc_hz : 0;
 	r->secs = view->last_tsc ? (double)(r->tsc - view->last_tsc) / app->tsc_hz : 0;
 	memset(&r->tot_now, 0, sizeof(r->tot_now));
 	memset(&r->tot_delta, 0, sizeof(r->tot_delta));
-	vfwd_stats_read(app, r->raw);
 	for (uint16_t w = 0; w < app->nb_workers; w++) {
 		vfwd_stats_sub(&r->now[w], &r->raw[w], &app->base[w]);
 		vfwd_stats_sub(&r->delta[w], &r->raw[w], &view->last[w]);

@@ -370,9 +370,11 @@ class Search:
         itself a miss."""
         if ref is None or not self.feasible(ref):
             return None
+        # a miss by loss is no start: dropping is always cheap
         misses = [(dict(zip(KNOBS, k)), m) for k, m in self.seen.items()
                   if m is not None and dict(zip(KNOBS, k))["rx-mode"] == mode and
-                  not self.feasible(m) and self.cheaper(m, ref)]
+                  not self.feasible(m) and m["loss_pct"] <= self.args.max_loss_pct and
+                  self.cheaper(m, ref)]
         if not misses:
             return None
         if self.args.p99_us is not None:
@@ -423,8 +425,8 @@ class Search:
             # knobs it shares with that point (turning back the one that
             # made it cheap would only lead there again)
             miss = self.best_miss(mode, self.seen.get(key_of(s)))
-            if miss is not None and not self.out_of_budget():
-                rest = [k for k in MODE_KNOBS if str(miss[k]) == str(s[k])]
+            rest = [k for k in MODE_KNOBS if miss is not None and str(miss[k]) == str(s[k])]
+            if rest and not self.out_of_budget():
                 s = self.coordinate(miss, rest, "mode %s (from a miss)" % mode)
                 if self.seen.get(key_of(s)) is not None:
                     ends.append((s, self.seen[key_of(s)]))

@@ -541,8 +541,9 @@ vfwd_worker_publish(struct vfwd_worker *w, const struct vfwd_knobs *knobs, unsig
 	return 0;
 }
 
-/* Asks a running worker for a consistent copy (a stopped one's counters
- * stand still: nothing to ask). */
+/* Asks a running worker for a consistent copy (one whose lcore returned
+ * counts no more: nothing to ask; control reads none between stopping a
+ * worker and its lcore's return). */
 static void
 snapshot_ask(struct vfwd_worker *w)
 {
@@ -563,8 +564,8 @@ snapshot_take(struct vfwd_worker *w, struct vfwd_lcore_stats *snap, uint64_t dea
 		}
 		rte_pause();
 	}
-	/* a stopped worker was not asked (or stopped since): its own
-	 * counters, which stand still, and clear_seen may be an old answer */
+	/* a stopped worker was not asked (control, the only one to stop it,
+	 * is here): its own counters, and clear_seen may be an old answer */
 	*snap = w->running ? w->stats_snap : w->stats;
 	return 0;
 }

@@ -88,7 +88,8 @@ vfwd_port_queue_pkts(uint16_t port, const struct rte_eth_stats *st, uint16_t nb_
  * added (librte_vhost keeps the pointer for the socket's life). Written
  * under the lock by control and by whoever registers (net_vhost, in ethdev
  * configure, on control's thread too). A socket registered again (a port
- * replugged) keeps its slot. */
+ * replugged) keeps its slot; slots are never freed, so a run sees at most
+ * VFWD_MAX_PORTS socket paths (a replug under a new path takes one more). */
 static struct {
 	pthread_mutex_t lock;
 	unsigned int nb;

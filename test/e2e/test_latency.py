@@ -210,7 +210,9 @@ def test_latency_stages_account_for_the_generators_one_way_wait():
         r = Round(env, vf, gen_vdevs, "napi")
         wake = r.st["napi_wake"]
         check(0 < wake["count"] <= r.v["rx_pkts"], "napi_wake %s, rx %d" % (wake, r.v["rx_pkts"]))
-        if timed is not None and r.quiet():
+        # quiet here by the pressure figures alone: the worker's own wait
+        # for a CPU after a kick is part of what napi_wake counts
+        if timed is not None and r.any_waited <= QUIET_ANY:
             grew = r.x["latency_us"]["p50"] - timed.x["latency_us"]["p50"]
             # what the stage sees (the run-queue wait after the kick) is
             # part of what napi adds; the rest (the kick's way through the
@@ -219,6 +221,8 @@ def test_latency_stages_account_for_the_generators_one_way_wait():
             check(wake["mean_us"] <= max(grew, 0) + 20,
                   "napi_wake mean %.1f us, yet the generator's median grew %.1f"
                   % (wake["mean_us"], grew))
+        else:
+            print("     napi_wake's time not judged: no quiet pair of rounds, or this one busy")
 
         vf.command("set rx-mode poll")
         r = Round(env, vf, gen_vdevs, "poll2")
