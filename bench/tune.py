@@ -25,9 +25,10 @@ A trial is feasible when it meets the target and lost no more than
 --max-loss-pct of what was sent. Search: the defaults first (the
 reference), then coordinate descent (each candidate value of a knob tried
 with the others at the best so far, the best kept): for each rx mode its
-own knobs (busy-poll-us, defer-polls, sleep-max-us, nap-wake), from the defaults,
-and again from the mode's best miss where the first descent ended on a
-setting that met the target (knobs that save only together); from the best mode the knobs all modes have (burst, tx-batch,
+own knobs (busy-poll-us, defer-polls, sleep-max-us, nap-wake), from the
+defaults, and again from the mode's best miss where the first descent
+ended on a setting that met the target (knobs that save only together);
+from the best mode the knobs all modes have (burst, tx-batch,
 tx-flush-us, tx-hold-idle); then up to two passes over every knob, until one changes
 nothing or the trials or the time (--max-minutes, the search's alone) run
 out. The two best settings and the defaults then run --repeats more

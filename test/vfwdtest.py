@@ -128,6 +128,14 @@ def inet_csum(data):
 LCORE_THREADS = ("rte-worker", "dpdk-worker")
 
 
+def worker_thread_names(lcore):
+    """The names lcore's thread may have (LCORE_THREADS)."""
+    return ("rte-worker-%d" % lcore, "dpdk-worker%d" % lcore)
+
+
+WORKER_1 = worker_thread_names(1)
+
+
 def thread_cpu_ticks(pid, prefix=LCORE_THREADS):
     """{thread name: utime + stime in clock ticks} of pid's threads whose
     name starts with prefix (a string or a tuple of them; by default

@@ -15,7 +15,8 @@ latency_* tests.
 import json
 import time
 
-from vfwdtest import Env, check, cpu_wait_us, gen_topology, telemetry, thread_runnable_ns
+from vfwdtest import (WORKER_1, Env, check, cpu_wait_us, gen_topology, telemetry,
+                      thread_runnable_ns)
 
 FLUSH_US = 400
 GEN = ["--profile", "tcp", "--dir", "wire-to-vm", "--rate", "4000", "--count", "4000",
@@ -97,7 +98,6 @@ def test_latency_gro_waits_bounded_by_its_flush_switched_and_cleared():
 UDP = ["--profile", "udp", "--dir", "vm-to-wire", "--rate", "2000", "--count", "2000",
        "--size", "64", "--timeout", "30", "--format", "json", "--linger"]
 HOLD_US = 200
-WORKER_1 = ("rte-worker-1", "dpdk-worker1")  # DPDK's names through 23.07 and since
 # A round in which vfwd's worker waited for a CPU longer than this share
 # of it, or any task (the kernel's pressure figures: the generator's
 # threads) longer than the second, says nothing about a 200 us wait: a

@@ -12,17 +12,13 @@ import signal
 import subprocess
 import time
 
-from vfwdtest import Env, RUN_PID, check, dir_stats, link_name, thread_cpu_ticks, thread_runnable_ns
-
-
-# lcore 1's thread: DPDK's name for it through 23.07, and since 23.11
-WORKER_1 = ("rte-worker-1", "dpdk-worker1")
+from vfwdtest import (WORKER_1, Env, RUN_PID, check, dir_stats, link_name, thread_cpu_ticks,
+                      thread_runnable_ns, worker_thread_names)
 
 
 def worker_cpu_ticks(pid, lcore=1):
     """utime + stime of the worker thread of lcore (in clock ticks)."""
-    # DPDK's name for it: rte-worker-N through 23.07, dpdk-workerN since
-    names = ("rte-worker-%d" % lcore, "dpdk-worker%d" % lcore)
+    names = worker_thread_names(lcore)
     ticks = thread_cpu_ticks(pid, names)
     found = [n for n in names if n in ticks]
     check(found, "no worker thread for lcore %d in %d: %s" % (lcore, pid, sorted(ticks)))

@@ -111,10 +111,8 @@ class FakeBench:
                          "tx-batch": 1, "tx-flush-us": 50, "tx-hold-idle": "off",
                          "napi-weight": 64}
         check(sorted(self.defaults) == sorted(tune.KNOBS), "knobs: %s" % tune.KNOBS)
-        self.tried = []
 
     def trial(self, s):
-        self.tried.append(dict(s))
         cpu, p99 = 100.0, 20.0
         if s["rx-mode"] == "napi" and int(s["busy-poll-us"]) == 0:
             cpu, p99 = (52.0, 70.0) if int(s["defer-polls"]) == 0 else (90.0, 300.0)
