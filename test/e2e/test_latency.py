@@ -102,8 +102,8 @@ HOLD_US = 200
 # of it, or any task (the kernel's pressure figures: the generator's
 # threads) longer than the second, says nothing about a 200 us wait: a
 # worker off its CPU for a time slice holds every frame that long. Here a
-# quiet round measured up to 0.6% and 3.4%, one beside a busy loop on each
-# CPU 50% and 95%.
+# quiet round measured up to 0.6% and 2.0%, one beside a busy loop on each
+# CPU 51-52% and 85-96%.
 QUIET_WORKER, QUIET_ANY = 0.01, 0.10
 
 
