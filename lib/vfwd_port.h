@@ -245,8 +245,8 @@ struct vfwd_notify_q {
 /* The two ways to a vhost port's virtqueues (vfwd_vhost_path.c): queue q's
  * rx is the guest's tx vring, its tx the guest's rx vring. tx takes the
  * mbufs it sent, as rte_eth_tx_burst does. */
-uint16_t vfwd_vhost_lib_rx(uint16_t port, const struct vfwd_port_state *st, uint16_t q,
-			   struct rte_mbuf **pkts, uint16_t n);
+uint16_t vfwd_vhost_lib_rx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf **pkts,
+			   uint16_t n);
 uint16_t vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf **pkts,
 			   uint16_t n, struct vfwd_notify_q *nq);
 /* The guest_notify op (lib path, 23.07+): takes the notification if the
@@ -263,7 +263,7 @@ vfwd_port_rx(uint16_t port, const struct vfwd_port_state *st, uint16_t q, struct
 	     uint16_t n)
 {
 	if (st->vhost_lib)
-		return vfwd_vhost_lib_rx(port, st, q, pkts, n);
+		return vfwd_vhost_lib_rx(st, q, pkts, n);
 	return rte_eth_rx_burst(port, q, pkts, n);
 }
 
@@ -277,6 +277,34 @@ vfwd_port_tx(uint16_t port, const struct vfwd_port_state *st, uint16_t q, struct
 	if (st->vhost_lib)
 		return vfwd_vhost_lib_tx(st, q, pkts, n, nq);
 	return rte_eth_tx_burst(port, q, pkts, n);
+}
+
+/* Counts what the rx stage took from queue q (n packets, bytes long) where
+ * vfwd keeps the port's counters (the lib path's vhost ports): the stage's
+ * one walk over the burst has the bytes, so the port does not walk it
+ * again. An ethdev counts its own. */
+static inline void
+vfwd_port_rx_counted(const struct vfwd_port_state *st, uint16_t q, uint16_t n, uint64_t bytes)
+{
+	if (st->vhost_lib) {
+		/* see vfwd_vhost_qcount */
+		struct vfwd_vhost_qcount *c = (struct vfwd_vhost_qcount *)(uintptr_t)&st->lib_rxq[q];
+
+		c->pkts += n;
+		c->bytes += bytes;
+	}
+}
+
+/* The same for what vfwd_port_tx took, by the tx stage. */
+static inline void
+vfwd_port_tx_counted(const struct vfwd_port_state *st, uint16_t q, uint16_t n, uint64_t bytes)
+{
+	if (st->vhost_lib) {
+		struct vfwd_vhost_qcount *c = (struct vfwd_vhost_qcount *)(uintptr_t)&st->lib_txq[q];
+
+		c->pkts += n;
+		c->bytes += bytes;
+	}
 }
 
 /* A port's counters as rte_eth_stats_get gives them, and the packets of

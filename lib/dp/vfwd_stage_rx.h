@@ -60,6 +60,7 @@ receive(const struct vfwd_worker *w, uint16_t i, uint16_t want, struct rte_mbuf 
 		nb_rx = vfwd_port_rx(s->rx_port, rx_st, s->rx_queue, pkts, want);
 
 	*bytes = burst_len_prep(w, i, pkts, nb_rx, prep);
+	vfwd_port_rx_counted(rx_st, s->rx_queue, nb_rx, *bytes);
 	d->rx_burst_hist[nb_rx]++;
 	d->rx_pkts += nb_rx;
 	d->rx_bytes += *bytes;

@@ -126,6 +126,7 @@ tx_now(struct vfwd_worker *w, struct vfwd_worker_stream *ws, const struct vfwd_k
 		d->drops[port_up(tx_st) ? VFWD_DROP_TX_FULL : VFWD_DROP_PEER_DOWN] += n - nb_tx;
 		ss->drops += n - nb_tx;
 	}
+	vfwd_port_tx_counted(tx_st, s->tx_queue, nb_tx, bytes);
 	d->tx_bytes += bytes;
 	d->tx_pkts += nb_tx;
 	ss->tx_bytes += bytes;

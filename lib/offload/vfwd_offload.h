@@ -177,9 +177,10 @@ uint16_t vfwd_chain_raw_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t l
 uint16_t vfwd_vm_drop_oversize(struct rte_mbuf **pkts, uint16_t n, uint16_t max_frame,
 			       struct vfwd_dir_stats *st);
 
-/* Flags of guest frames that need vfwd_wire_tx_prepare(): OR a burst's
- * ol_flags and test once. */
-#define VFWD_RX_NEEDS_PREP (RTE_MBUF_F_RX_LRO | RTE_MBUF_F_RX_L4_CKSUM_MASK)
+/* Flags one of which in the OR of a burst's ol_flags means a look at each
+ * packet: LRO (a guest's TSO frame) and the BAD bit, which L4_CKSUM_NONE
+ * (a partial checksum to finish) shares with BAD. */
+#define VFWD_RX_MAYBE_PREP (RTE_MBUF_F_RX_LRO | RTE_MBUF_F_RX_L4_CKSUM_BAD)
 
 static inline bool
 vfwd_needs_prep(const struct rte_mbuf *m)
@@ -191,31 +192,36 @@ vfwd_needs_prep(const struct rte_mbuf *m)
 /* Whether one of pkts[0..n) must go through vfwd_wire_tx_prepare() for
  * port w (offloads to finish, longer than the wire takes, or a chain the
  * port cannot take), and their total length in *bytes: one walk, without
- * a branch per packet (VPP's way: OR what the burst has, decide once). */
+ * a branch per packet (VPP's way: OR what the burst has, decide once).
+ * The walk ORs the flags and segment counts whole (nb_segs >= 1: the OR
+ * is above 1 iff one is); only a burst whose flags may need prep is
+ * looked at again, packet by packet. */
 static inline bool
 vfwd_wire_burst_needs_prep(const struct vfwd_wire_tx *w, struct rte_mbuf *const *pkts,
 			   uint16_t n, uint64_t *bytes)
 {
-	/* L4_CKSUM_NONE is both bits: BAD and GOOD, GOOD 5 bits above BAD */
-	RTE_BUILD_BUG_ON(RTE_MBUF_F_RX_L4_CKSUM_GOOD != RTE_MBUF_F_RX_L4_CKSUM_BAD << 5);
-	RTE_BUILD_BUG_ON(RTE_MBUF_F_RX_L4_CKSUM_NONE !=
-			 (RTE_MBUF_F_RX_L4_CKSUM_BAD | RTE_MBUF_F_RX_L4_CKSUM_GOOD));
-	uint64_t flags = 0, sum = 0;
+	uint64_t any = 0, sum = 0;
 	uint32_t longest = 0;
-	uint16_t chained = 0;
+	uint16_t segs = 0;
 
 	for (uint16_t j = 0; j < n; j++) {
 		const struct rte_mbuf *m = pkts[j];
-		uint64_t f = m->ol_flags;
 		uint32_t len = rte_pktmbuf_pkt_len(m);
 
-		flags |= (f & RTE_MBUF_F_RX_LRO) | (f & (f >> 5) & RTE_MBUF_F_RX_L4_CKSUM_BAD);
+		any |= m->ol_flags;
 		sum += len;
 		longest = len > longest ? len : longest;
-		chained |= m->nb_segs - 1;
+		segs |= m->nb_segs;
 	}
 	*bytes = sum;
-	return flags != 0 || longest > w->max_frame || (!w->multi_seg && chained != 0);
+	if (longest > w->max_frame || (!w->multi_seg && segs > 1))
+		return true;
+	if (likely(!(any & VFWD_RX_MAYBE_PREP)))
+		return false;
+	for (uint16_t j = 0; j < n; j++)
+		if (vfwd_needs_prep(pkts[j]))
+			return true;
+	return false;
 }
 
 /* The same for one packet. */

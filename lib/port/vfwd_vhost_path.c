@@ -50,12 +50,10 @@ guest_rx_vring(uint16_t q)
 }
 
 uint16_t
-vfwd_vhost_lib_rx(uint16_t port, const struct vfwd_port_state *st, uint16_t q,
-		  struct rte_mbuf **pkts, uint16_t n)
+vfwd_vhost_lib_rx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf **pkts,
+		  uint16_t n)
 {
 	int vid = __atomic_load_n(&st->vid, __ATOMIC_ACQUIRE);
-	struct vfwd_vhost_qcount *count;
-	uint64_t bytes = 0;
 	uint16_t got = 0;
 
 	if (unlikely(vid < 0 || !st->rxq_enabled[q]))
@@ -69,15 +67,9 @@ vfwd_vhost_lib_rx(uint16_t port, const struct vfwd_port_state *st, uint16_t q,
 		if (last < want)
 			break;
 	}
-	/* what net_vhost sets: the offload stage reads where a frame came
-	 * from */
-	for (uint16_t i = 0; i < got; i++) {
-		pkts[i]->port = port;
-		bytes += pkts[i]->pkt_len;
-	}
-	count = (struct vfwd_vhost_qcount *)(uintptr_t)&st->lib_rxq[q]; /* see vfwd_vhost_qcount */
-	count->pkts += got;
-	count->bytes += bytes;
+	/* counted by the rx stage, whose walk over the burst has the bytes
+	 * (vfwd_port_rx_counted); an mbuf's port is left unset, as nothing
+	 * downstream reads it */
 	return got;
 }
 
@@ -116,8 +108,6 @@ vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf 
 		  uint16_t n, struct vfwd_notify_q *nq)
 {
 	int vid = __atomic_load_n(&st->vid, __ATOMIC_ACQUIRE);
-	struct vfwd_vhost_qcount *count;
-	uint64_t bytes = 0;
 	uint16_t sent = 0;
 
 	/* the worker sends only on a vring the guest enabled
@@ -137,12 +127,8 @@ vfwd_vhost_lib_tx(const struct vfwd_port_state *st, uint16_t q, struct rte_mbuf 
 			break;
 	}
 	RTE_PER_LCORE(notify_now) = NULL;
-	for (uint16_t i = 0; i < sent; i++)
-		bytes += pkts[i]->pkt_len;
-	count = (struct vfwd_vhost_qcount *)(uintptr_t)&st->lib_txq[q]; /* see vfwd_vhost_qcount */
-	count->pkts += sent;
-	count->bytes += bytes;
-	/* enqueue copies into the guest's buffers and leaves the mbufs to
+	/* counted by the tx stage, which has the bytes (vfwd_port_tx_counted);
+	 * enqueue copies into the guest's buffers and leaves the mbufs to
 	 * the caller: they are ours to free, as a PMD's tx frees them */
 	rte_pktmbuf_free_bulk(pkts, sent);
 	return sent;
