@@ -36,6 +36,10 @@ burst_len_prep(const struct vfwd_worker *w, uint16_t i, struct rte_mbuf **pkts, 
 
 			bytes += len;
 			longest = len > longest ? len : longest;
+			/* keeps longest in a register: GCC 12 otherwise
+			 * "vectorises" the maximum one lane wide, through a
+			 * store and a reload each packet */
+			__asm__("" : "+r"(longest));
 		}
 		p = longest > vm_frame;
 	} else {
