@@ -38,7 +38,7 @@ enum vfwd_vhost_path {
  * port's counters there (net_vhost counts nothing on this path, and
  * librte_vhost only with --vhost-xstats on). Written only by the one
  * worker that polls (rx) or sends on (tx) the queue, through a const view
- * of the port state (the cast in vfwd_vhost_path.c); read by control and
+ * of the port state (the cast in vfwd_vhost_qcount_add); read by control and
  * the telemetry thread as the per-lcore stats are (aligned 64-bit words:
  * a read sees the value before or after an add, never a torn one). */
 struct vfwd_vhost_qcount {
@@ -279,6 +279,18 @@ vfwd_port_tx(uint16_t port, const struct vfwd_port_state *st, uint16_t q, struct
 	return rte_eth_tx_burst(port, q, pkts, n);
 }
 
+/* Adds a burst to one of a lib-path port's queue counters, through the
+ * const view of the port state the workers hold (see vfwd_vhost_qcount:
+ * its one writer is the worker on that queue). */
+static inline void
+vfwd_vhost_qcount_add(const struct vfwd_vhost_qcount *q, uint16_t n, uint64_t bytes)
+{
+	struct vfwd_vhost_qcount *c = (struct vfwd_vhost_qcount *)(uintptr_t)q;
+
+	c->pkts += n;
+	c->bytes += bytes;
+}
+
 /* Counts what the rx stage took from queue q (n packets, bytes long) where
  * vfwd keeps the port's counters (the lib path's vhost ports): the stage's
  * one walk over the burst has the bytes, so the port does not walk it
@@ -286,25 +298,16 @@ vfwd_port_tx(uint16_t port, const struct vfwd_port_state *st, uint16_t q, struct
 static inline void
 vfwd_port_rx_counted(const struct vfwd_port_state *st, uint16_t q, uint16_t n, uint64_t bytes)
 {
-	if (st->vhost_lib) {
-		/* see vfwd_vhost_qcount */
-		struct vfwd_vhost_qcount *c = (struct vfwd_vhost_qcount *)(uintptr_t)&st->lib_rxq[q];
-
-		c->pkts += n;
-		c->bytes += bytes;
-	}
+	if (st->vhost_lib)
+		vfwd_vhost_qcount_add(&st->lib_rxq[q], n, bytes);
 }
 
 /* The same for what vfwd_port_tx took, by the tx stage. */
 static inline void
 vfwd_port_tx_counted(const struct vfwd_port_state *st, uint16_t q, uint16_t n, uint64_t bytes)
 {
-	if (st->vhost_lib) {
-		struct vfwd_vhost_qcount *c = (struct vfwd_vhost_qcount *)(uintptr_t)&st->lib_txq[q];
-
-		c->pkts += n;
-		c->bytes += bytes;
-	}
+	if (st->vhost_lib)
+		vfwd_vhost_qcount_add(&st->lib_txq[q], n, bytes);
 }
 
 /* A port's counters as rte_eth_stats_get gives them, and the packets of
